@@ -1,0 +1,74 @@
+package reference
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+// Bootstrap makes the state the contract promises from the first start: the
+// root user and the boot policies. It runs once per database (a marker in the
+// store remembers), so an operator's later edits and deletions stand.
+//
+// rootPassword sets the root user's password when non-empty. When it is empty
+// and root has none yet, Bootstrap generates one and returns it so the
+// operator can be shown it once; it is stored only as a bcrypt hash.
+func (s *Service) Bootstrap(ctx context.Context, rootPassword string) (generated string, err error) {
+	system := Actor{URN: SystemUser, System: true}
+	first := false
+	if _, err := s.store.Secret(ctx, "bootstrap.v1", func() ([]byte, error) {
+		first = true
+		return []byte("done"), nil
+	}); err != nil {
+		return "", fmt.Errorf("bootstrap marker: %w", err)
+	}
+	if first {
+		key, err := s.newAspect(system, RootUser, AspectCorpUserKey, map[string]string{"username": RootUser.ID})
+		if err != nil {
+			return "", err
+		}
+		info, err := s.newAspect(system, RootUser, AspectCorpUserInfo, corpUserInfo{Active: true, DisplayName: "DataHub", FullName: "DataHub Root User"})
+		if err != nil {
+			return "", err
+		}
+		if err := s.store.CreateEntity(ctx, []Aspect{key, info}); err != nil && ErrorCodeOf(err) != ECONFLICT {
+			return "", fmt.Errorf("create root user: %w", err)
+		}
+		for _, p := range BootPolicies() {
+			if err := s.writeNewPolicy(ctx, system, p); err != nil && ErrorCodeOf(err) != ECONFLICT {
+				return "", fmt.Errorf("create boot policy %s: %w", p.URN, err)
+			}
+		}
+	}
+	_, err = s.store.Aspect(ctx, RootUser, AspectCorpUserCredentials)
+	hasPassword := err == nil
+	if err != nil && !isNotFound(err) {
+		return "", err
+	}
+	if rootPassword == "" && hasPassword {
+		return "", nil
+	}
+	if rootPassword == "" {
+		b := make([]byte, 18)
+		if _, err := rand.Read(b); err != nil {
+			return "", err
+		}
+		rootPassword = base64.RawURLEncoding.EncodeToString(b)
+		generated = rootPassword
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(rootPassword), bcrypt.DefaultCost)
+	if err != nil {
+		return "", fmt.Errorf("hash root password: %w", err)
+	}
+	cred, err := s.newAspect(system, RootUser, AspectCorpUserCredentials, map[string]string{"hashedPassword": string(hash)})
+	if err != nil {
+		return "", err
+	}
+	if err := s.store.UpsertAspect(ctx, cred); err != nil {
+		return "", fmt.Errorf("store root password: %w", err)
+	}
+	return generated, nil
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/jwt"
+	"github.com/catalogspec/catalogspec/reference/pgprovider"
+	"github.com/catalogspec/catalogspec/reference/postgres"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "v0.1.0-catalogd"
+
+const usage = `usage:
+  catalogd serve [flags]          run the metadata service and the frontend
+  catalogd token create [flags]   mint a personal access token and print it once
+  catalogd help                   show this text
+
+Run 'catalogd serve -h' or 'catalogd token create -h' for flags.`
+
+// run is the whole program; main only calls it.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		fmt.Fprintln(stderr, usage)
+		return errors.New("no command given")
+	}
+	switch args[1] {
+	case "serve":
+		return serve(ctx, args[2:], getenv, stdout, stderr)
+	case "token":
+		if len(args) < 3 || args[2] != "create" {
+			fmt.Fprintln(stderr, usage)
+			return errors.New("unknown token command: use 'catalogd token create'")
+		}
+		return tokenCreate(ctx, args[3:], getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprintln(stdout, usage)
+		return nil
+	default:
+		fmt.Fprintln(stderr, usage)
+		return fmt.Errorf("unknown command %q", args[1])
+	}
+}
+
+// common holds the settings both commands share.
+type common struct {
+	dataDir  string
+	logLevel string
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.dataDir, "data-dir", ".catalogd/pgdata", "where a local Postgres cluster keeps its data when DATABASE_URL is unset and no Docker engine answers")
+	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
+}
+
+func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return nil, fmt.Errorf("bad --log-level %q", c.logLevel)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), nil
+}
+
+// backend is an open, migrated database and a Service over it.
+type backend struct {
+	provided *pgprovider.Database
+	db       *postgres.DB
+	svc      *reference.Service
+}
+
+func (b *backend) close() {
+	if b.db != nil {
+		b.db.Close()
+	}
+	if b.provided != nil {
+		_ = b.provided.Close(context.Background())
+	}
+}
+
+// open provides the database, applies migrations and builds the Service with
+// the token signing key and salt from the environment, or from the database
+// where they were generated once.
+func open(ctx context.Context, c common, getenv func(string) string, logger *slog.Logger) (_ *backend, err error) {
+	b := &backend{}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
+	b.provided, err = pgprovider.Provide(ctx, pgprovider.Options{DataDir: c.dataDir, Getenv: getenv, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	if b.db, err = postgres.Open(ctx, b.provided.URL); err != nil {
+		return nil, err
+	}
+	if err := b.db.Migrate(ctx); err != nil {
+		return nil, err
+	}
+	key, err := secret(ctx, b.db, getenv, "DATAHUB_TOKEN_SERVICE_SIGNING_KEY", "token_signing_key")
+	if err != nil {
+		return nil, err
+	}
+	salt, err := secret(ctx, b.db, getenv, "DATAHUB_TOKEN_SERVICE_SALT", "token_salt")
+	if err != nil {
+		return nil, err
+	}
+	codec, err := jwt.New(key, getenv("DATAHUB_TOKEN_SERVICE_ISSUER"))
+	if err != nil {
+		return nil, fmt.Errorf("DATAHUB_TOKEN_SERVICE_SIGNING_KEY: %w", err)
+	}
+	authEnabled := true
+	if v := getenv("METADATA_SERVICE_AUTH_ENABLED"); v != "" {
+		if authEnabled, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
+			return nil, fmt.Errorf("METADATA_SERVICE_AUTH_ENABLED must be true or false, not %q", v)
+		}
+	}
+	b.svc = reference.NewService(b.db, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger})
+	return b, nil
+}
+
+// secret returns the value of env, or a random value generated once and kept
+// in the database so that every replica agrees. There is no public default.
+func secret(ctx context.Context, db *postgres.DB, getenv func(string) string, env, name string) ([]byte, error) {
+	if v := getenv(env); v != "" {
+		if len(v) < 32 {
+			return nil, fmt.Errorf("%s must be at least 32 characters", env)
+		}
+		return []byte(v), nil
+	}
+	return db.Secret(ctx, name, nil)
+}

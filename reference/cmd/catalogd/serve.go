@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference/graph"
+	"github.com/catalogspec/catalogspec/reference/httpapi"
+	"github.com/catalogspec/catalogspec/reference/pgprovider"
+)
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("catalogd serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		c            common
+		gmsAddr      string
+		frontendAddr string
+	)
+	c.register(fs)
+	fs.StringVar(&gmsAddr, "gms-addr", "127.0.0.1:8080", "address of the metadata service (GMS)")
+	fs.StringVar(&frontendAddr, "frontend-addr", "127.0.0.1:9002", "address of the frontend")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger, err := c.logger(stderr)
+	if err != nil {
+		return err
+	}
+	b, err := open(ctx, c, getenv, logger)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
+	if err != nil {
+		return err
+	}
+	if generated != "" {
+		fmt.Fprintf(stdout, "catalogd: generated a password for the root user urn:li:corpuser:datahub; it is shown this once: %s\n", generated)
+	}
+
+	gmsLn, err := net.Listen("tcp", gmsAddr)
+	if err != nil {
+		return fmt.Errorf("gms: %w", err)
+	}
+	frontLn, err := net.Listen("tcp", frontendAddr)
+	if err != nil {
+		gmsLn.Close()
+		return fmt.Errorf("frontend: %w", err)
+	}
+	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
+	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger), b.db.Ping, version, logger)
+	servers := []*http.Server{
+		{Handler: api.GMS(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil},
+		{Handler: api.Frontend(gmsURL), ReadHeaderTimeout: 10 * time.Second},
+	}
+	listeners := []net.Listener{gmsLn, frontLn}
+	errc := make(chan error, len(servers))
+	for i, srv := range servers {
+		go func() { errc <- srv.Serve(listeners[i]) }()
+	}
+	fmt.Fprintf(stdout, "catalogd: gms listening on %s\n", gmsURL)
+	fmt.Fprintf(stdout, "catalogd: frontend listening on http://%s\n", frontLn.Addr())
+	logger.Info("catalogd started", "gms", gmsURL.String(), "frontend", "http://"+frontLn.Addr().String(),
+		"auth_enabled", b.svc.AuthEnabled(), "database", b.provided.Source)
+	if b.provided.Source == pgprovider.SourceLocal {
+		// A local cluster's URL holds no password: show it so that an operator
+		// can run 'catalogd token create' against the running service.
+		logger.Info("local database", "DATABASE_URL", b.provided.URL)
+	}
+
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, srv := range servers {
+		_ = srv.Shutdown(shutdownCtx)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("catalogd stopped")
+	return nil
+}

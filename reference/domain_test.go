@@ -1,0 +1,127 @@
+package reference
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"testing"
+	"time"
+)
+
+func TestParseURN(t *testing.T) {
+	good := map[string]URN{
+		"urn:li:corpuser:ann": {EntityType: "corpuser", ID: "ann"},
+		"urn:li:tag:pii":      {EntityType: "tag", ID: "pii"},
+		"urn:li:dataset:(urn:li:dataPlatform:hive,db.t,PROD)": {EntityType: "dataset", ID: "(urn:li:dataPlatform:hive,db.t,PROD)"},
+	}
+	for s, want := range good {
+		got, err := ParseURN(s)
+		if err != nil || got != want || got.String() != s {
+			t.Errorf("ParseURN(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "urn:li:", "urn:li:tag", "urn:li:tag:", "urn:li::x", "tag:x", "urn:xx:tag:x", "urn:li:ta-g:x", "urn:li:tag:a\nb"} {
+		_, err := ParseURN(s)
+		if ErrorCodeOf(err) != EBADREQUEST {
+			t.Errorf("ParseURN(%q) error = %v, want BAD_REQUEST", s, err)
+		}
+	}
+}
+
+func TestTokenIDIsPaddedBase64OfSHA256OfTokenThenSalt(t *testing.T) {
+	sum := sha256.Sum256([]byte("tokensalt"))
+	want := base64.StdEncoding.EncodeToString(sum[:])
+	if got := TokenID("token", []byte("salt")); got != want {
+		t.Errorf("TokenID = %q, want %q", got, want)
+	}
+	if got := TokenID("token", []byte("salt")); len(got) != 44 || got[43] != '=' {
+		t.Errorf("TokenID %q is not padded standard Base64 of 32 bytes", got)
+	}
+}
+
+func TestTokenLifetimes(t *testing.T) {
+	day := 24 * time.Hour
+	want := map[string]time.Duration{
+		"ONE_HOUR": time.Hour, "ONE_DAY": day, "ONE_WEEK": 7 * day, "ONE_MONTH": 30 * day,
+		"THREE_MONTHS": 90 * day, "SIX_MONTHS": 180 * day, "ONE_YEAR": 365 * day, "NO_EXPIRY": 0,
+	}
+	for name, d := range want {
+		got, err := TokenLifetime(name)
+		if err != nil || got != d {
+			t.Errorf("TokenLifetime(%s) = %v, %v; want %v", name, got, err, d)
+		}
+	}
+	if _, err := TokenLifetime("FOREVER"); ErrorCodeOf(err) != EBADREQUEST {
+		t.Errorf("unknown duration error = %v", err)
+	}
+}
+
+func TestPolicyGrants(t *testing.T) {
+	ann, bob := UserURN("ann"), UserURN("bob")
+	tag := URN{EntityType: EntityTag, ID: "t"}
+	platform := Policy{Type: PolicyPlatform, State: PolicyActive, Privileges: []string{PrivCreateTags}, Actors: ActorFilter{Users: []string{ann.String()}}}
+	if !platform.Grants(ann, PrivCreateTags, URN{}) {
+		t.Error("active platform policy does not grant its privilege to its user")
+	}
+	if platform.Grants(bob, PrivCreateTags, URN{}) {
+		t.Error("policy grants to a user it does not name")
+	}
+	if platform.Grants(ann, PrivManageTags, URN{}) {
+		t.Error("policy grants a privilege it does not list")
+	}
+	if platform.Grants(ann, PrivCreateTags, tag) {
+		t.Error("platform policy grants on a resource")
+	}
+	inactive := platform
+	inactive.State = PolicyInactive
+	if inactive.Grants(ann, PrivCreateTags, URN{}) {
+		t.Error("INACTIVE policy grants")
+	}
+	everyone := Policy{Type: PolicyMetadata, State: PolicyActive, Privileges: []string{PrivEditEntity}, Actors: ActorFilter{AllUsers: true}, Resources: &ResourceFilter{Resources: []string{tag.String()}}}
+	if !everyone.Grants(bob, PrivEditEntity, tag) {
+		t.Error("allUsers metadata policy does not grant on its resource")
+	}
+	if everyone.Grants(bob, PrivEditEntity, URN{EntityType: EntityTag, ID: "other"}) {
+		t.Error("metadata policy grants on a resource it does not list")
+	}
+	if everyone.Grants(bob, PrivEditEntity, URN{}) {
+		t.Error("metadata policy grants a platform privilege")
+	}
+}
+
+func TestPolicyValidate(t *testing.T) {
+	bad := []Policy{
+		{Type: "OTHER", State: PolicyActive, Name: "x"},
+		{Type: PolicyPlatform, State: "ON", Name: "x"},
+		{Type: PolicyPlatform, State: PolicyActive, Name: ""},
+		{Type: PolicyPlatform, State: PolicyActive, Name: "x", Privileges: []string{PrivEditEntity}},
+		{Type: PolicyMetadata, State: PolicyActive, Name: "x", Privileges: []string{PrivCreateTags}},
+		{Type: PolicyPlatform, State: PolicyActive, Name: "x", Actors: ActorFilter{Users: []string{"ann"}}},
+	}
+	for i, p := range bad {
+		if err := p.Validate(); ErrorCodeOf(err) != EBADREQUEST {
+			t.Errorf("case %d: Validate = %v, want BAD_REQUEST", i, err)
+		}
+	}
+	for _, p := range BootPolicies() {
+		if err := p.Validate(); err != nil {
+			t.Errorf("boot policy %q invalid: %v", p.Name, err)
+		}
+	}
+}
+
+func TestErrorMapping(t *testing.T) {
+	cases := map[ErrorCode]int{EBADREQUEST: 400, EUNAUTHENTICATED: 401, EUNAUTHORIZED: 403, ENOTFOUND: 404, ECONFLICT: 409, EINTERNAL: 500}
+	for code, status := range cases {
+		if got := HTTPStatus(code); got != status {
+			t.Errorf("HTTPStatus(%s) = %d, want %d", code, got, status)
+		}
+	}
+	plain := errString("pq: connection refused at 10.0.0.1")
+	if ErrorCodeOf(plain) != EINTERNAL || ErrorMessageOf(plain) != InternalMessage {
+		t.Error("an unknown error's text would reach the client")
+	}
+}
+
+type errString string
+
+func (e errString) Error() string { return string(e) }

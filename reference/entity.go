@@ -1,0 +1,172 @@
+package reference
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode"
+)
+
+// entitySpec says how an entity type is shown on the entity paths and what
+// ingestion may write to it.
+type entitySpec struct {
+	snapshot string            // com.linkedin.metadata.snapshot.<X>Snapshot
+	aspects  map[string]string // aspect name -> fully qualified class
+	// anyAspect lets ingestion write aspects not listed (dataset).
+	anyAspect bool
+	// ingestible is false for entities only GraphQL may write.
+	ingestible bool
+}
+
+var entities = map[string]entitySpec{
+	EntityCorpUser: {snapshot: "CorpUserSnapshot", ingestible: true, aspects: map[string]string{
+		AspectCorpUserKey:      "com.linkedin.metadata.key.CorpUserKey",
+		AspectCorpUserInfo:     "com.linkedin.identity.CorpUserInfo",
+		AspectCorpUserStatus:   "com.linkedin.identity.CorpUserStatus",
+		"corpUserEditableInfo": "com.linkedin.identity.CorpUserEditableInfo",
+	}},
+	EntityTag: {snapshot: "TagSnapshot", ingestible: true, aspects: map[string]string{
+		AspectTagKey:        "com.linkedin.metadata.key.TagKey",
+		AspectTagProperties: "com.linkedin.tag.TagProperties",
+		"ownership":         "com.linkedin.common.Ownership",
+	}},
+	EntityDataset: {snapshot: "DatasetSnapshot", ingestible: true, anyAspect: true, aspects: map[string]string{
+		"datasetKey":                "com.linkedin.metadata.key.DatasetKey",
+		"datasetProperties":         "com.linkedin.dataset.DatasetProperties",
+		"editableDatasetProperties": "com.linkedin.dataset.EditableDatasetProperties",
+		"schemaMetadata":            "com.linkedin.schema.SchemaMetadata",
+		"status":                    "com.linkedin.common.Status",
+		"globalTags":                "com.linkedin.common.GlobalTags",
+		"ownership":                 "com.linkedin.common.Ownership",
+		"subTypes":                  "com.linkedin.common.SubTypes",
+	}},
+	EntityPolicy: {snapshot: "DataHubPolicySnapshot", aspects: map[string]string{
+		AspectPolicyKey:  "com.linkedin.metadata.key.DataHubPolicyKey",
+		AspectPolicyInfo: "com.linkedin.policy.DataHubPolicyInfo",
+	}},
+	EntityAccessToken: {snapshot: "DataHubAccessTokenSnapshot", aspects: map[string]string{
+		AspectAccessTokenKey:  "com.linkedin.metadata.key.DataHubAccessTokenKey",
+		AspectAccessTokenInfo: "com.linkedin.access.token.DataHubAccessTokenInfo",
+	}},
+}
+
+// className returns the fully qualified class of an aspect, "" for one that
+// is never shown (credentials).
+func (e entitySpec) className(aspect string) string {
+	if c, ok := e.aspects[aspect]; ok {
+		return c
+	}
+	if !e.anyAspect {
+		return ""
+	}
+	r := []rune(aspect)
+	r[0] = unicode.ToUpper(r[0])
+	return "com.linkedin.common." + string(r)
+}
+
+// Snapshot is an entity as the entity paths show it.
+type Snapshot struct {
+	Class   string // e.g. com.linkedin.metadata.snapshot.TagSnapshot
+	URN     URN
+	Aspects []SnapshotAspect
+}
+
+// SnapshotAspect is one aspect, keyed by its class.
+type SnapshotAspect struct {
+	Class string
+	Value json.RawMessage
+}
+
+// Entity returns the entity at rawURN. The caller needs VIEW_ENTITY_PAGE or
+// GET_ENTITY_PRIVILEGE on it, except for their own corpuser entity. Missing
+// is ENOTFOUND, checked after the privilege so that a refusal says nothing of
+// existence.
+func (s *Service) Entity(ctx context.Context, rawURN string) (*Snapshot, error) {
+	urn, err := ParseURN(rawURN)
+	if err != nil {
+		return nil, err
+	}
+	caller, err := s.actor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if caller.URN != urn {
+		if _, err := s.require(ctx, urn, PrivViewEntityPage, PrivGetEntity); err != nil {
+			return nil, err
+		}
+	}
+	spec, known := entities[urn.EntityType]
+	if !known {
+		return nil, Errorf(ENOTFOUND, "no entity %s", urn)
+	}
+	aspects, err := s.store.Aspects(ctx, urn)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Class: "com.linkedin.metadata.snapshot." + spec.snapshot, URN: urn}
+	for _, a := range aspects {
+		if class := spec.className(a.Name); class != "" {
+			snap.Aspects = append(snap.Aspects, SnapshotAspect{Class: class, Value: a.Value})
+		}
+	}
+	if len(snap.Aspects) == 0 {
+		return nil, Errorf(ENOTFOUND, "no entity %s", urn)
+	}
+	return snap, nil
+}
+
+// Proposal is a metadata change proposal, as ingestProposal carries it.
+type Proposal struct {
+	EntityType string         `json:"entityType"`
+	EntityURN  string         `json:"entityUrn"`
+	ChangeType string         `json:"changeType"`
+	AspectName string         `json:"aspectName"`
+	Aspect     *GenericAspect `json:"aspect"`
+}
+
+// GenericAspect is an aspect serialised as JSON text inside a proposal.
+type GenericAspect struct {
+	Value       string `json:"value"`
+	ContentType string `json:"contentType"`
+}
+
+// IngestProposal upserts one aspect: the caller needs EDIT_ENTITY on the
+// entity. Policies and tokens cannot be written this way.
+func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
+	urn, err := ParseURN(p.EntityURN)
+	if err != nil {
+		return URN{}, err
+	}
+	if p.EntityType != "" && !strings.EqualFold(p.EntityType, urn.EntityType) {
+		return URN{}, Errorf(EBADREQUEST, "entityType %q does not match the urn's %q", truncate(p.EntityType, 50), urn.EntityType)
+	}
+	if p.ChangeType != "UPSERT" {
+		return URN{}, Errorf(EBADREQUEST, "changeType must be UPSERT")
+	}
+	spec, known := entities[urn.EntityType]
+	if !known || !spec.ingestible {
+		return URN{}, Errorf(EBADREQUEST, "entity type %q cannot be ingested", urn.EntityType)
+	}
+	if p.AspectName == "" || spec.className(p.AspectName) == "" {
+		return URN{}, Errorf(EBADREQUEST, "aspect %q is not an aspect of %s", truncate(p.AspectName, 100), urn.EntityType)
+	}
+	if p.Aspect == nil {
+		return URN{}, Errorf(EBADREQUEST, "aspect is missing")
+	}
+	if ct := p.Aspect.ContentType; ct != "" && ct != "application/json" {
+		return URN{}, Errorf(EBADREQUEST, "aspect contentType must be application/json")
+	}
+	var value map[string]any
+	if err := json.Unmarshal([]byte(p.Aspect.Value), &value); err != nil || value == nil {
+		return URN{}, Errorf(EBADREQUEST, "aspect value must be a JSON object in a string")
+	}
+	caller, err := s.require(ctx, urn, PrivEditEntity)
+	if err != nil {
+		return URN{}, err
+	}
+	a := Aspect{URN: urn, Name: p.AspectName, Value: json.RawMessage(p.Aspect.Value), CreatedAt: s.cfg.Now(), CreatedBy: caller.URN.String()}
+	if err := s.store.UpsertAspect(ctx, a); err != nil {
+		return URN{}, err
+	}
+	return urn, nil
+}

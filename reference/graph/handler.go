@@ -1,0 +1,57 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// NewHandler returns the GraphQL handler: POST only, with the contract's
+// error shape. The caller puts the actor in the request context first.
+func NewHandler(svc *reference.Service, version string, logger *slog.Logger) http.Handler {
+	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{Service: svc, Version: version}}))
+	srv.AddTransport(transport.POST{})
+	srv.Use(extension.FixedComplexityLimit(500))
+	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
+		return presentError(ctx, err, logger)
+	})
+	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
+		logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v))
+		return errors.New("panic in resolver")
+	})
+	return srv
+}
+
+// presentError maps domain errors to GraphQL errors once: the message the
+// client may see and extensions {code, type}. Unknown errors are logged and
+// shown as "An unknown error occurred.".
+func presentError(ctx context.Context, err error, logger *slog.Logger) *gqlerror.Error {
+	gqlErr := graphql.DefaultErrorPresenter(ctx, err)
+	var domain *reference.Error
+	switch {
+	case errors.As(err, &domain):
+	case len(gqlErr.Path) == 0:
+		// Not from a resolver: a parse or validation error, the client's own.
+		gqlErr.Extensions = map[string]any{"code": 400, "type": string(reference.EBADREQUEST)}
+		return gqlErr
+	default:
+		logger.ErrorContext(ctx, "graphql resolver failed", "path", gqlErr.Path.String(), "error", err)
+		domain = &reference.Error{Code: reference.EINTERNAL}
+	}
+	if domain.Code == reference.EINTERNAL {
+		domain = &reference.Error{Code: reference.EINTERNAL, Message: reference.InternalMessage}
+	}
+	gqlErr.Message = domain.Message
+	gqlErr.Extensions = map[string]any{"code": reference.HTTPStatus(domain.Code), "type": string(domain.Code)}
+	return gqlErr
+}

@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// handleEntity serves GET /entities/{urn}; the URN may be raw or
+// percent-encoded (the mux unescapes wildcard values).
+func (s *Server) handleEntity(w http.ResponseWriter, r *http.Request) {
+	snap, err := s.svc.Entity(r.Context(), r.PathValue("urn"))
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	aspects := make([]map[string]json.RawMessage, 0, len(snap.Aspects))
+	for _, a := range snap.Aspects {
+		aspects = append(aspects, map[string]json.RawMessage{a.Class: a.Value})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"value": map[string]any{
+			snap.Class: map[string]any{"urn": snap.URN.String(), "aspects": aspects},
+		},
+	})
+}
+
+// handleAspects serves POST /aspects?action=ingestProposal.
+func (s *Server) handleAspects(w http.ResponseWriter, r *http.Request) {
+	if action := r.URL.Query().Get("action"); action != "ingestProposal" {
+		writeProblem(w, r, http.StatusBadRequest, "unsupported action: only action=ingestProposal is served")
+		return
+	}
+	requireJSON(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		var req struct {
+			Proposal *reference.Proposal `json:"proposal"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			writeProblem(w, r, http.StatusBadRequest, "request body is not a valid ingestProposal JSON document")
+			return
+		}
+		if req.Proposal == nil {
+			writeProblem(w, r, http.StatusBadRequest, `request body has no "proposal"`)
+			return
+		}
+		urn, err := s.svc.IngestProposal(r.Context(), *req.Proposal)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]string{"value": urn.String()})
+	})).ServeHTTP(w, r)
+}
+
+// handleConfig serves GET /config, open to all, in the shape DataHub's own
+// clients check before they ingest.
+func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"noCode": "true",
+		"versions": map[string]any{
+			"acryldata/datahub": map[string]string{"version": s.version},
+		},
+		"authEnabled":              s.svc.AuthEnabled(),
+		"statefulIngestionCapable": true,
+	})
+}
+
+// handleHealth serves GET /health: 200 when the database answers.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	if err := s.ping(r.Context()); err != nil {
+		s.logger.WarnContext(r.Context(), "health check failed", "error", err)
+		writeProblem(w, r, http.StatusServiceUnavailable, "database unavailable")
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

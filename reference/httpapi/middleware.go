@@ -1,0 +1,232 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// maxBody bounds every request body.
+const maxBody = 1 << 20
+
+// common wraps a tier: panics become a 500 with no detail, bodies are
+// bounded, and each request is logged without its credentials.
+func (s *Server) common(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.logger.ErrorContext(r.Context(), "panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				if !rec.wrote {
+					writeProblem(rec, r, http.StatusInternalServerError, reference.InternalMessage)
+				}
+			}
+			s.logger.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+		}()
+		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
+		next.ServeHTTP(rec, r)
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status, r.wrote = code, true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// authenticate puts the request's actor in its context, or answers 401
+// before anything runs. With auth disabled a request without a token runs
+// as the system actor, or as the user X-DataHub-Actor names.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var (
+			actor reference.Actor
+			err   error
+		)
+		if s.svc.AuthEnabled() {
+			token, sent := bearer(r)
+			if token == "" {
+				s.unauthenticated(w, r, sent)
+				return
+			}
+			actor, err = s.svc.Authenticate(r.Context(), token)
+		} else {
+			actor, err = s.svc.ActorFor(r.Context(), r.Header.Get("X-DataHub-Actor"))
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(reference.NewContextWithActor(r.Context(), actor)))
+	})
+}
+
+// allow answers 405 with an Allow header to any other method.
+func allow(method string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeProblem(w, r, http.StatusMethodNotAllowed, fmt.Sprintf("method %s is not allowed here; use %s", r.Method, method))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requireJSON answers 415 unless the body is application/json (any charset).
+func requireJSON(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			writeProblem(w, r, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// readBody reads a bounded body, answering 413 or 400 itself on failure.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBody))
+		} else {
+			writeProblem(w, r, http.StatusBadRequest, "request body could not be read")
+		}
+		return nil, false
+	}
+	return body, true
+}
+
+// graphqlOverHTTP holds the transport rules of CONTRACT section 6 in front
+// of gqlgen: POST only (405 and Allow: POST, so a mutation sent by GET never
+// runs), application/json only (415), a JSON body with a query (400, never
+// echoing the body back).
+func graphqlOverHTTP(next http.Handler) http.Handler {
+	return allow(http.MethodPost, requireJSON(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := readBody(w, r)
+		if !ok {
+			return
+		}
+		if err := checkGraphQLRequest(body); err != nil {
+			writeProblem(w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(&graphqlResponseWriter{ResponseWriter: w, graphqlResponse: accepts(r, "application/graphql-response+json")}, r)
+	})))
+}
+
+// accepts reports whether the request's Accept header lists mediaType ahead
+// of (or instead of) application/json.
+func accepts(r *http.Request, mediaType string) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case mediaType:
+			return true
+		case "application/json":
+			return false
+		}
+	}
+	return false
+}
+
+// checkGraphQLRequest checks the shape of a GraphQL-over-HTTP body. Its
+// messages name the fault, never quote the body.
+func checkGraphQLRequest(body []byte) error {
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(body, &params); err != nil {
+		return errors.New("request body is not a valid JSON object")
+	}
+	var query string
+	if err := json.Unmarshal(params["query"], &query); err != nil || strings.TrimSpace(query) == "" {
+		return errors.New(`request body has no "query" string`)
+	}
+	if v, ok := params["variables"]; ok && string(v) != "null" {
+		var vars map[string]any
+		if err := json.Unmarshal(v, &vars); err != nil {
+			return errors.New(`"variables" must be a JSON object`)
+		}
+	}
+	if v, ok := params["operationName"]; ok && string(v) != "null" {
+		var name string
+		if err := json.Unmarshal(v, &name); err != nil {
+			return errors.New(`"operationName" must be a string`)
+		}
+	}
+	if v, ok := params["extensions"]; ok && string(v) != "null" {
+		var ext map[string]any
+		if err := json.Unmarshal(v, &ext); err != nil {
+			return errors.New(`"extensions" must be a JSON object`)
+		}
+	}
+	return nil
+}
+
+// graphqlResponseWriter sets the response media type the client asked for
+// and the status GraphQL over HTTP gives a document that does not validate:
+// 200 for application/json (the errors are in the body, as DataHub does),
+// 400 for application/graphql-response+json. gqlgen answers 422 for both.
+type graphqlResponseWriter struct {
+	http.ResponseWriter
+	graphqlResponse bool
+	wrote           bool
+}
+
+func (w *graphqlResponseWriter) WriteHeader(code int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if w.graphqlResponse {
+		w.Header().Set("Content-Type", "application/graphql-response+json")
+	}
+	if code == http.StatusUnprocessableEntity {
+		code = http.StatusOK
+		if w.graphqlResponse {
+			code = http.StatusBadRequest
+		}
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *graphqlResponseWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
+}

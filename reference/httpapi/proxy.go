@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+)
+
+// proxy forwards to the GMS at target: query string kept, Authorization
+// forwarded as sent, a client's X-DataHub-Actor never forwarded, upstream
+// status and body passed through, 502 when the GMS is down.
+func (s *Server) proxy(target *url.URL) http.Handler {
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.SetXForwarded()
+			pr.Out.Header.Del("X-DataHub-Actor")
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			s.logger.WarnContext(r.Context(), "upstream metadata service unreachable", "path", r.URL.Path, "error", err)
+			writeProblem(w, r, http.StatusBadGateway, "the metadata service is unreachable")
+		},
+	}
+}
+
+// stripPrefix removes prefix from the path before next sees it.
+func stripPrefix(prefix string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = strings.TrimPrefix(r.URL.Path, prefix)
+		if r.URL.RawPath != "" {
+			r2.URL.RawPath = strings.TrimPrefix(r.URL.RawPath, prefix)
+		}
+		next.ServeHTTP(w, r2)
+	})
+}
+
+// rewritePath replaces the path before next sees it.
+func rewritePath(path string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r2 := r.Clone(r.Context())
+		r2.URL.Path, r2.URL.RawPath = path, ""
+		next.ServeHTTP(w, r2)
+	})
+}
+
+// requireCredentials answers 401 at the frontend when auth is enabled and
+// the request carries no credentials; the GMS judges those it does carry.
+func (s *Server) requireCredentials(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.svc.AuthEnabled() {
+			if token, sent := bearer(r); token == "" {
+				s.unauthenticated(w, r, sent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,33 @@
+// Package httpapi serves the reference's two HTTP tiers: the metadata
+// service (GMS) and the frontend that proxies to it. This file is the whole
+// surface of both.
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+)
+
+// GMS returns the metadata service's handler.
+func (s *Server) GMS() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/graphql", s.authenticate(graphqlOverHTTP(s.graphql)))
+	mux.Handle("/entities/{urn...}", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntity))))
+	mux.Handle("/aspects", s.authenticate(allow(http.MethodPost, http.HandlerFunc(s.handleAspects))))
+	mux.Handle("GET /config", http.HandlerFunc(s.handleConfig))
+	mux.Handle("GET /health", http.HandlerFunc(s.handleHealth))
+	mux.Handle("/", http.HandlerFunc(s.handleNotFound))
+	return s.common(mux)
+}
+
+// Frontend returns the frontend's handler, proxying to the GMS at gms.
+func (s *Server) Frontend(gms *url.URL) http.Handler {
+	proxy := s.proxy(gms)
+	mux := http.NewServeMux()
+	mux.Handle("/api/v2/graphql", s.requireCredentials(rewritePath("/api/graphql", proxy)))
+	mux.Handle("/api/gms/", s.requireCredentials(stripPrefix("/api/gms", proxy)))
+	mux.Handle("/api/", s.requireCredentials(proxy))
+	mux.Handle("GET /health", http.HandlerFunc(s.handleHealth))
+	mux.Handle("/", http.HandlerFunc(s.handleNotFound))
+	return s.common(mux)
+}

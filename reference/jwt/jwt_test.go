@@ -1,0 +1,127 @@
+package jwt
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	gojwt "github.com/golang-jwt/jwt/v5"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+var key = []byte("0123456789abcdef0123456789abcdef")
+
+func newCodec(t *testing.T, now time.Time) *Codec {
+	t.Helper()
+	c, err := New(key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.now = func() time.Time { return now }
+	return c
+}
+
+func TestSignCarriesDataHubClaims(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	c := newCodec(t, now)
+	raw, err := c.Sign(reference.TokenClaims{ActorID: "ann", JTI: "id-1", IssuedAt: now, ExpiresAt: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(raw, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a compact JWT: %d parts", len(parts))
+	}
+	header, _ := base64.RawURLEncoding.DecodeString(parts[0])
+	if !strings.Contains(string(header), `"alg":"HS256"`) {
+		t.Errorf("header = %s, want alg HS256", header)
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	var got map[string]any
+	if err := json.Unmarshal(payload, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"actorType": "USER", "actorId": "ann", "type": "PERSONAL", "version": "2",
+		"jti": "id-1", "sub": "ann", "iss": "datahub-metadata-service", "exp": float64(now.Add(time.Hour).Unix()),
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("claim %s = %v, want %v", k, got[k], v)
+		}
+	}
+	claims, err := c.Verify(raw)
+	if err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	if claims.ActorID != "ann" || claims.JTI != "id-1" || !claims.ExpiresAt.Equal(now.Add(time.Hour)) {
+		t.Errorf("claims = %+v", claims)
+	}
+}
+
+func TestNoExpiryHasNoExp(t *testing.T) {
+	now := time.Now()
+	c := newCodec(t, now)
+	raw, err := c.Sign(reference.TokenClaims{ActorID: "ann", JTI: "x", IssuedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(raw, ".")[1])
+	if strings.Contains(string(payload), `"exp"`) {
+		t.Errorf("NO_EXPIRY token has exp: %s", payload)
+	}
+	if _, err := c.Verify(raw); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+}
+
+func TestVerifyRejects(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	c := newCodec(t, now)
+	good := gojwt.MapClaims{"actorType": "USER", "actorId": "ann", "type": "PERSONAL", "version": "2", "jti": "j", "sub": "ann", "iss": DefaultIssuer, "exp": now.Add(time.Hour).Unix()}
+	sign := func(method gojwt.SigningMethod, k any, claims gojwt.MapClaims) string {
+		s, err := gojwt.NewWithClaims(method, claims).SignedString(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	with := func(k string, v any) gojwt.MapClaims {
+		m := gojwt.MapClaims{}
+		for a, b := range good {
+			m[a] = b
+		}
+		m[k] = v
+		return m
+	}
+	valid := sign(gojwt.SigningMethodHS256, key, good)
+	if _, err := c.Verify(valid); err != nil {
+		t.Fatalf("control token rejected: %v", err)
+	}
+	cases := map[string]string{
+		"other key":      sign(gojwt.SigningMethodHS256, []byte("another-key-another-key-another-k"), good),
+		"alg none":       sign(gojwt.SigningMethodNone, gojwt.UnsafeAllowNoneSignatureType, good),
+		"HS512":          sign(gojwt.SigningMethodHS512, key, good),
+		"expired":        sign(gojwt.SigningMethodHS256, key, with("exp", now.Add(-time.Second).Unix())),
+		"other issuer":   sign(gojwt.SigningMethodHS256, key, with("iss", "someone-else")),
+		"not personal":   sign(gojwt.SigningMethodHS256, key, with("type", "SESSION")),
+		"sub mismatch":   sign(gojwt.SigningMethodHS256, key, with("sub", "bob")),
+		"malformed":      "not.a.token",
+		"empty":          "",
+		"tampered claim": valid[:strings.LastIndex(valid, ".")-2] + "xx" + valid[strings.LastIndex(valid, "."):],
+	}
+	for name, raw := range cases {
+		if _, err := c.Verify(raw); err == nil {
+			t.Errorf("%s: Verify accepted it", name)
+		}
+	}
+}
+
+func TestNewRefusesShortKey(t *testing.T) {
+	if _, err := New([]byte("short"), ""); err == nil {
+		t.Error("New accepted a 5-byte key")
+	}
+}

@@ -1,0 +1,560 @@
+package pgprovider
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+const (
+	// superuser is the cluster's superuser role.
+	superuser = "postgres"
+	// localConfFile is the settings file Provide (re)writes in the data
+	// directory before each start; postgresql.conf includes it.
+	localConfFile = "pgprovider.conf"
+	// startTimeout is handed to pg_ctl -t.
+	startTimeout = 60 * time.Second
+	// startAttempts is how many free ports are tried before giving up.
+	startAttempts = 3
+)
+
+// pgBinaries locates initdb and pg_ctl.
+type pgBinaries struct {
+	dir    string // directory holding both
+	initdb string
+	pgctl  string
+}
+
+// findBinaries looks for initdb and pg_ctl on PATH and then under
+// /usr/lib/postgresql/*/bin, picking the highest version there.
+func findBinaries() (pgBinaries, error) {
+	if i, err := exec.LookPath("initdb"); err == nil {
+		if p, err := exec.LookPath("pg_ctl"); err == nil {
+			return pgBinaries{dir: filepath.Dir(p), initdb: i, pgctl: p}, nil
+		}
+	}
+	return findBinariesIn("/usr/lib/postgresql")
+}
+
+// findBinariesIn picks the highest-versioned root/<version>/bin holding
+// both initdb and pg_ctl.
+func findBinariesIn(root string) (pgBinaries, error) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return pgBinaries{}, errors.New("initdb and pg_ctl are not on PATH and " + root + " does not exist")
+	}
+	type candidate struct {
+		version []int
+		bins    pgBinaries
+	}
+	var found []candidate
+	for _, e := range entries {
+		v, ok := parseVersion(e.Name())
+		if !ok {
+			continue
+		}
+		dir := filepath.Join(root, e.Name(), "bin")
+		b := pgBinaries{dir: dir, initdb: filepath.Join(dir, "initdb"), pgctl: filepath.Join(dir, "pg_ctl")}
+		if isExecutable(b.initdb) && isExecutable(b.pgctl) {
+			found = append(found, candidate{v, b})
+		}
+	}
+	if len(found) == 0 {
+		return pgBinaries{}, errors.New("initdb and pg_ctl are not on PATH nor under " + root + "/*/bin")
+	}
+	sort.Slice(found, func(i, j int) bool { return versionLess(found[i].version, found[j].version) })
+	return found[len(found)-1].bins, nil
+}
+
+// parseVersion parses "15" or "9.6" into its numeric parts.
+func parseVersion(s string) ([]int, bool) {
+	var v []int
+	for _, part := range strings.Split(s, ".") {
+		n, err := strconv.Atoi(part)
+		if err != nil || n < 0 {
+			return nil, false
+		}
+		v = append(v, n)
+	}
+	return v, true
+}
+
+func versionLess(a, b []int) bool {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return len(a) < len(b)
+}
+
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}
+
+// owner is the OS account the server runs as when we are root (PostgreSQL
+// refuses to run as root). A nil *owner means "ourselves".
+type owner struct {
+	name     string
+	uid, gid int
+}
+
+// serverOwner returns nil when not root, else the postgres OS user.
+func serverOwner() (*owner, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup(superuser)
+	if err != nil {
+		return nil, fmt.Errorf("running as root, and PostgreSQL refuses to run as root, but there is no %q OS user to run it as: %w", superuser, err)
+	}
+	uid, err1 := strconv.Atoi(u.Uid)
+	gid, err2 := strconv.Atoi(u.Gid)
+	if err1 != nil || err2 != nil {
+		return nil, fmt.Errorf("OS user %q has non-numeric uid/gid %q/%q", superuser, u.Uid, u.Gid)
+	}
+	return &owner{name: superuser, uid: uid, gid: gid}, nil
+}
+
+// chown hands path to the owner; a no-op for a nil owner.
+func (o *owner) chown(path string) error {
+	if o == nil {
+		return nil
+	}
+	return os.Chown(path, o.uid, o.gid)
+}
+
+// cluster is one local PostgreSQL cluster run with pg_ctl.
+type cluster struct {
+	bins       pgBinaries
+	owner      *owner
+	dataDir    string
+	socketDir  string
+	logFile    string
+	port       int
+	persistent bool
+	launched   bool     // pg_ctl start ran, so a server of ours may run
+	removeDirs []string // temporary directories removed by stop
+}
+
+// command builds an exec.Cmd running as the cluster owner, with a clean
+// PG* environment and a working directory the owner can enter.
+func (c *cluster) command(ctx context.Context, name string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = "/"
+	env := make([]string, 0, len(os.Environ()))
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "PG") || strings.HasPrefix(kv, "LC_") || strings.HasPrefix(kv, "LANG=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	cmd.Env = append(env, "LC_ALL=C")
+	if c.owner != nil {
+		setCredential(cmd, c.owner.uid, c.owner.gid)
+	}
+	return cmd
+}
+
+// run runs a command built with ctx and folds its combined output into the
+// error; when ctx is done the error wraps ctx.Err() instead.
+func (c *cluster) run(ctx context.Context, cmd *exec.Cmd) error {
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s interrupted: %w", filepath.Base(cmd.Path), ctx.Err())
+		}
+		msg := strings.TrimSpace(out.String())
+		if msg == "" {
+			return fmt.Errorf("%s: %w", filepath.Base(cmd.Path), err)
+		}
+		return fmt.Errorf("%s: %w: %s", filepath.Base(cmd.Path), err, msg)
+	}
+	return nil
+}
+
+// provideLocal creates (or reuses) a cluster, starts it and creates the
+// DatabaseName database. On any failure, including ctx being cancelled, it
+// stops and removes what it started.
+func provideLocal(ctx context.Context, bins pgBinaries, dataDir string) (db *Database, desc string, err error) {
+	o, err := serverOwner()
+	if err != nil {
+		return nil, "", err
+	}
+	c := &cluster{bins: bins, owner: o}
+	// From here on, every failure cleans up what exists so far.
+	defer func() {
+		if err != nil {
+			if ctx.Err() != nil && !errors.Is(err, ctx.Err()) {
+				err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+			}
+			stopErr := c.stop(context.WithoutCancel(ctx), true)
+			if stopErr != nil {
+				err = errors.Join(err, fmt.Errorf("cleaning up: %w", stopErr))
+			}
+		}
+	}()
+
+	if dataDir == "" {
+		root, err := os.MkdirTemp("", "pgprovider-")
+		if err != nil {
+			return nil, "", err
+		}
+		c.removeDirs = append(c.removeDirs, root)
+		if err := o.chown(root); err != nil {
+			return nil, "", err
+		}
+		c.dataDir = filepath.Join(root, "data")
+		c.socketDir = root
+		c.logFile = filepath.Join(root, "postgres.log")
+		if err := c.initdb(ctx); err != nil {
+			return nil, "", err
+		}
+	} else {
+		c.persistent = true
+		if c.dataDir, err = filepath.Abs(dataDir); err != nil {
+			return nil, "", err
+		}
+		c.logFile = filepath.Join(c.dataDir, "pgprovider.log")
+		if err := c.prepareDataDir(ctx); err != nil {
+			return nil, "", err
+		}
+		// A short private socket directory: the data directory's path may
+		// be too long for a unix socket name.
+		sock, err := os.MkdirTemp("", "pgprovider-sock-")
+		if err != nil {
+			return nil, "", err
+		}
+		c.removeDirs = append(c.removeDirs, sock)
+		if err := o.chown(sock); err != nil {
+			return nil, "", err
+		}
+		c.socketDir = sock
+	}
+
+	if err := c.start(ctx); err != nil {
+		return nil, "", err
+	}
+	if err := c.createDatabase(ctx); err != nil {
+		return nil, "", err
+	}
+	url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", superuser, c.port, DatabaseName)
+	mode := "temporary directory " + c.dataDir
+	if c.persistent {
+		mode = "data directory " + c.dataDir
+	}
+	desc = fmt.Sprintf("%s@127.0.0.1:%d/%s in %s (%s)", superuser, c.port, DatabaseName, mode, bins.dir)
+	return &Database{
+		URL:     url,
+		Source:  SourceLocal,
+		local:   c,
+		closeFn: func(ctx context.Context) error { return c.stop(ctx, false) },
+	}, desc, nil
+}
+
+// prepareDataDir makes sure the persistent data directory holds a cluster,
+// creating one when the directory is missing or empty.
+func (c *cluster) prepareDataDir(ctx context.Context) error {
+	if _, err := os.Stat(filepath.Join(c.dataDir, "PG_VERSION")); err == nil {
+		if err := c.ensureInclude(); err != nil {
+			return err
+		}
+		// A server left running (say, by a killed process) holds the lock.
+		if c.run(ctx, c.command(ctx, c.bins.pgctl, "status", "-D", c.dataDir)) == nil {
+			return fmt.Errorf("a PostgreSQL server is already running on %s; stop it with: %s stop -D %s", c.dataDir, c.bins.pgctl, c.dataDir)
+		}
+		return nil
+	}
+	if err := os.MkdirAll(c.dataDir, 0o700); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(c.dataDir)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("DataDir %s is neither empty nor a PostgreSQL data directory (no PG_VERSION)", c.dataDir)
+	}
+	if err := c.owner.chown(c.dataDir); err != nil {
+		return err
+	}
+	if err := c.initdb(ctx); err != nil {
+		// Leave the directory empty so the next run can start afresh.
+		if entries, rerr := os.ReadDir(c.dataDir); rerr == nil {
+			for _, e := range entries {
+				_ = os.RemoveAll(filepath.Join(c.dataDir, e.Name()))
+			}
+		}
+		if c.owner != nil {
+			err = fmt.Errorf("%w (running as root, the server runs as OS user %q, which needs search permission on every parent directory of %s)", err, c.owner.name, c.dataDir)
+		}
+		return err
+	}
+	return nil
+}
+
+// initdb creates the cluster, trusting only local (unix socket and
+// 127.0.0.1) connections, and hooks localConfFile into postgresql.conf.
+func (c *cluster) initdb(ctx context.Context) error {
+	args := []string{"-D", c.dataDir, "-U", superuser, "-A", "trust", "-E", "UTF8", "--locale=C"}
+	if !c.persistent {
+		args = append(args, "--no-sync")
+	}
+	cmd := c.command(ctx, c.bins.initdb, args...)
+	// On cancellation let initdb remove what it created before killing it.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 2 * time.Second
+	if err := c.run(ctx, cmd); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	hba := "# Written by pgprovider: trust local connections only.\n" +
+		"local all all trust\n" +
+		"host  all all 127.0.0.1/32 trust\n"
+	if err := c.writeOwned(filepath.Join(c.dataDir, "pg_hba.conf"), hba); err != nil {
+		return err
+	}
+	return c.ensureInclude()
+}
+
+// ensureInclude makes postgresql.conf include localConfFile.
+func (c *cluster) ensureInclude() error {
+	conf := filepath.Join(c.dataDir, "postgresql.conf")
+	b, err := os.ReadFile(conf)
+	if err != nil {
+		return err
+	}
+	line := "include_if_exists = '" + localConfFile + "'"
+	if strings.Contains(string(b), line) {
+		return nil
+	}
+	f, err := os.OpenFile(conf, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "\n# Added by pgprovider: listen address, port and socket directory.\n%s\n", line)
+	return errors.Join(err, f.Close())
+}
+
+// writeOwned writes a file readable by the server owner only.
+func (c *cluster) writeOwned(path, content string) error {
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		return err
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		return err
+	}
+	return c.owner.chown(path)
+}
+
+// confQuote quotes a value for postgresql.conf.
+func confQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", "''") + "'"
+}
+
+// writeConf (re)writes localConfFile for the current port.
+func (c *cluster) writeConf() error {
+	var b strings.Builder
+	b.WriteString("# Written by pgprovider before each start.\n")
+	fmt.Fprintf(&b, "listen_addresses = '127.0.0.1'\n")
+	fmt.Fprintf(&b, "port = %d\n", c.port)
+	// unix_socket_directories is a list; double quotes protect commas.
+	fmt.Fprintf(&b, "unix_socket_directories = %s\n", confQuote(`"`+strings.ReplaceAll(c.socketDir, `"`, `""`)+`"`))
+	if !c.persistent {
+		b.WriteString("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
+	}
+	return c.writeOwned(filepath.Join(c.dataDir, localConfFile), b.String())
+}
+
+// freePort asks the kernel for a free port on 127.0.0.1.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	return port, l.Close()
+}
+
+// start runs pg_ctl -w start on a free port, retrying on another port when
+// the chosen one was taken in the meantime.
+func (c *cluster) start(ctx context.Context) error {
+	var lastErr error
+	for attempt := 0; attempt < startAttempts; attempt++ {
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		c.port = port
+		if err := c.writeConf(); err != nil {
+			return err
+		}
+		logStart := fileSize(c.logFile)
+		c.launched = true
+		cmd := c.command(ctx, c.bins.pgctl, "start", "-w", "-s",
+			"-t", strconv.Itoa(int(startTimeout/time.Second)),
+			"-D", c.dataDir, "-l", c.logFile)
+		err = c.run(ctx, cmd)
+		if err == nil {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return errors.Join(ctx.Err(), err)
+		}
+		tail := logTail(c.logFile, logStart)
+		lastErr = fmt.Errorf("pg_ctl start failed: %w\n--- tail of %s ---\n%s", err, c.logFile, tail)
+		if !strings.Contains(tail, "could not bind") && !strings.Contains(tail, "already in use") {
+			return lastErr
+		}
+		// Port taken between freePort and the server's bind: make sure no
+		// half-started server lingers, then try another port.
+		_ = c.stopServer(context.WithoutCancel(ctx), "immediate")
+	}
+	return lastErr
+}
+
+// createDatabase creates DatabaseName unless it exists already.
+func (c *cluster) createDatabase(ctx context.Context) error {
+	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", superuser, c.port))
+	if err != nil {
+		return err
+	}
+	cfg.ConnectTimeout = 10 * time.Second
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("connect to new server: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var exists bool
+	if err := conn.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", DatabaseName).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %s: %w", DatabaseName, err)
+	}
+	if exists {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{DatabaseName}.Sanitize()); err != nil {
+		return fmt.Errorf("create database %s: %w", DatabaseName, err)
+	}
+	return nil
+}
+
+// stop stops the server, if one runs, and removes the temporary
+// directories. After a cancelled or failed start (aborting is true) it also
+// waits briefly for a server pg_ctl may have launched just before it was
+// killed, and stops it with -m immediate.
+func (c *cluster) stop(ctx context.Context, aborting bool) error {
+	var errs []error
+	if c.launched {
+		mode := "fast"
+		if aborting {
+			mode = "immediate"
+			c.awaitPidFile(500 * time.Millisecond)
+		}
+		if err := c.stopServer(ctx, mode); err != nil {
+			if mode == "fast" {
+				// Escalate rather than leave a server behind.
+				if err2 := c.stopServer(ctx, "immediate"); err2 != nil {
+					errs = append(errs, err, err2)
+				}
+			} else {
+				errs = append(errs, err)
+			}
+		}
+		c.launched = false
+	}
+	for _, d := range c.removeDirs {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	c.removeDirs = nil
+	return errors.Join(errs...)
+}
+
+// awaitPidFile waits up to d for postmaster.pid to appear, covering a
+// postmaster launched by a pg_ctl that was killed before it could report.
+func (c *cluster) awaitPidFile(d time.Duration) {
+	pid := filepath.Join(c.dataDir, "postmaster.pid")
+	if _, err := os.Stat(filepath.Join(c.dataDir, "PG_VERSION")); err != nil {
+		return // no cluster, so no server
+	}
+	deadline := time.Now().Add(d)
+	for {
+		if _, err := os.Stat(pid); err == nil || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// stopServer runs pg_ctl stop when a postmaster.pid shows a server may run.
+func (c *cluster) stopServer(ctx context.Context, mode string) error {
+	if _, err := os.Stat(filepath.Join(c.dataDir, "postmaster.pid")); err != nil {
+		return nil
+	}
+	err := c.run(ctx, c.command(ctx, c.bins.pgctl, "stop", "-w", "-s", "-m", mode,
+		"-t", strconv.Itoa(int(startTimeout/time.Second)), "-D", c.dataDir))
+	if err != nil && strings.Contains(err.Error(), "Is server running?") {
+		return nil // stale pid file
+	}
+	if err != nil {
+		return fmt.Errorf("pg_ctl stop -m %s: %w", mode, err)
+	}
+	return nil
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// logTail returns the last lines of path written after offset from.
+func logTail(path string, from int64) string {
+	const maxBytes = 4096
+	f, err := os.Open(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	defer f.Close()
+	size := fileSize(path)
+	if size-from > maxBytes {
+		from = size - maxBytes
+	}
+	if _, err := f.Seek(from, io.SeekStart); err != nil {
+		return "(unreadable log: " + err.Error() + ")"
+	}
+	b, _ := io.ReadAll(f)
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "(log is empty)"
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > 20 {
+		lines = lines[len(lines)-20:]
+	}
+	return strings.Join(lines, "\n")
+}

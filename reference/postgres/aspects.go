@@ -1,0 +1,185 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+const aspectColumns = `urn, aspect, value, created_at, created_by`
+
+func scanAspect(row pgx.Row) (reference.Aspect, error) {
+	var (
+		a   reference.Aspect
+		urn string
+		raw []byte
+	)
+	if err := row.Scan(&urn, &a.Name, &raw, &a.CreatedAt, &a.CreatedBy); err != nil {
+		return reference.Aspect{}, err
+	}
+	u, err := reference.ParseURN(urn)
+	if err != nil {
+		return reference.Aspect{}, fmt.Errorf("stored urn %q: %w", urn, err)
+	}
+	a.URN, a.Value = u, json.RawMessage(raw)
+	return a, nil
+}
+
+// Aspects returns every aspect of urn.
+func (db *DB) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspect, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+aspectColumns+` FROM aspects WHERE urn = $1 ORDER BY created_at, aspect`, urn.String())
+	if err != nil {
+		return nil, translate(err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reference.Aspect, error) { return scanAspect(r) })
+	return out, translate(err)
+}
+
+// Aspect returns one aspect, ENOTFOUND when absent.
+func (db *DB) Aspect(ctx context.Context, urn reference.URN, name string) (reference.Aspect, error) {
+	row := db.pool.QueryRow(ctx, `SELECT `+aspectColumns+` FROM aspects WHERE urn = $1 AND aspect = $2`, urn.String(), name)
+	a, err := scanAspect(row)
+	return a, translate(err)
+}
+
+const insertAspect = `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by) VALUES ($1, $2, $3, $4, $5, $6)`
+
+func aspectArgs(a reference.Aspect) []any {
+	return []any{a.URN.String(), a.URN.EntityType, a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy}
+}
+
+// CreateEntity writes a new entity's aspects in one transaction: ECONFLICT,
+// and nothing written, when any exists.
+func (db *DB) CreateEntity(ctx context.Context, aspects []reference.Aspect) error {
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		for _, a := range aspects {
+			if _, err := tx.Exec(ctx, insertAspect, aspectArgs(a)...); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return translate(err)
+}
+
+// UpsertAspect writes an aspect, replacing one of the same name.
+func (db *DB) UpsertAspect(ctx context.Context, a reference.Aspect) error {
+	_, err := db.pool.Exec(ctx, insertAspect+`
+		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by`,
+		aspectArgs(a)...)
+	return translate(err)
+}
+
+// ReplaceAspect replaces an existing aspect, ENOTFOUND when absent.
+func (db *DB) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE aspects SET value = $3, created_at = $4, created_by = $5 WHERE urn = $1 AND aspect = $2`,
+		a.URN.String(), a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy)
+	if err != nil {
+		return translate(err)
+	}
+	if tag.RowsAffected() == 0 {
+		return reference.Errorf(reference.ENOTFOUND, "not found")
+	}
+	return nil
+}
+
+// DeleteEntity removes every aspect of urn.
+func (db *DB) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error) {
+	tag, err := db.pool.Exec(ctx, `DELETE FROM aspects WHERE urn = $1`, urn.String())
+	if err != nil {
+		return false, translate(err)
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// ListAspects returns the aspects matching f, newest first, and the total.
+// Field names are bound as parameters, never spliced into the SQL.
+func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.Aspect, int, error) {
+	sql := `SELECT ` + aspectColumns + `, count(*) OVER () FROM aspects WHERE entity_type = $1 AND aspect = $2`
+	args := []any{f.EntityType, f.Aspect}
+	fields := make([]string, 0, len(f.Where))
+	for field := range f.Where {
+		fields = append(fields, field)
+	}
+	sort.Strings(fields)
+	for _, field := range fields {
+		args = append(args, field, f.Where[field])
+		sql += fmt.Sprintf(` AND value ->> $%d = ANY($%d)`, len(args)-1, len(args))
+	}
+	sql += ` ORDER BY created_at DESC, urn`
+	if f.Count > 0 {
+		args = append(args, f.Count)
+		sql += fmt.Sprintf(` LIMIT $%d`, len(args))
+	}
+	if f.Start > 0 {
+		args = append(args, f.Start)
+		sql += fmt.Sprintf(` OFFSET $%d`, len(args))
+	}
+	rows, err := db.pool.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, 0, translate(err)
+	}
+	defer rows.Close()
+	var (
+		out   []reference.Aspect
+		total int
+	)
+	for rows.Next() {
+		var (
+			a   reference.Aspect
+			urn string
+			raw []byte
+		)
+		if err := rows.Scan(&urn, &a.Name, &raw, &a.CreatedAt, &a.CreatedBy, &total); err != nil {
+			return nil, 0, translate(err)
+		}
+		if a.URN, err = reference.ParseURN(urn); err != nil {
+			return nil, 0, fmt.Errorf("stored urn %q: %w", urn, err)
+		}
+		a.Value = raw
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, translate(err)
+	}
+	if len(out) == 0 && f.Start > 0 {
+		// The window count is lost past the end: count on its own.
+		return nil, 0, nil
+	}
+	return out, total, nil
+}
+
+// Secret returns the named secret, generating it on first use. Replicas
+// racing on first use all end up with the value that was stored first.
+func (db *DB) Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error) {
+	var v []byte
+	err := db.pool.QueryRow(ctx, `SELECT value FROM secrets WHERE name = $1`, name).Scan(&v)
+	if err == nil {
+		return v, nil
+	}
+	if err != pgx.ErrNoRows {
+		return nil, translate(err)
+	}
+	if generate == nil {
+		generate = func() ([]byte, error) {
+			b := make([]byte, 32)
+			_, err := rand.Read(b)
+			return b, err
+		}
+	}
+	fresh, err := generate()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.pool.Exec(ctx, `INSERT INTO secrets (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, name, fresh); err != nil {
+		return nil, translate(err)
+	}
+	err = db.pool.QueryRow(ctx, `SELECT value FROM secrets WHERE name = $1`, name).Scan(&v)
+	return v, translate(err)
+}

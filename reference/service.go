@@ -1,0 +1,290 @@
+package reference
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Config is what the Service needs from its operator.
+type Config struct {
+	AuthEnabled bool
+	Codec       TokenCodec
+	Salt        []byte
+	Now         func() time.Time // nil means time.Now
+	Logger      *slog.Logger     // nil means slog.Default()
+}
+
+// Service applies the contract's rules on top of a Store. Transports call it
+// with an Actor in the context; it decides what that actor may do, on the
+// policies as they are at that moment.
+type Service struct {
+	store Store
+	cfg   Config
+}
+
+// NewService returns a Service over store.
+func NewService(store Store, cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	return &Service{store: store, cfg: cfg}
+}
+
+// AuthEnabled reports whether requests need a token.
+func (s *Service) AuthEnabled() bool { return s.cfg.AuthEnabled }
+
+// Aspect names the reference reads and writes itself.
+const (
+	AspectCorpUserKey         = "corpUserKey"
+	AspectCorpUserInfo        = "corpUserInfo"
+	AspectCorpUserStatus      = "corpUserStatus"
+	AspectCorpUserCredentials = "corpUserCredentials"
+	AspectTagKey              = "tagKey"
+	AspectTagProperties       = "tagProperties"
+	AspectPolicyKey           = "dataHubPolicyKey"
+	AspectPolicyInfo          = "dataHubPolicyInfo"
+	AspectAccessTokenKey      = "dataHubAccessTokenKey"
+	AspectAccessTokenInfo     = "dataHubAccessTokenInfo"
+)
+
+func (s *Service) actor(ctx context.Context) (Actor, error) {
+	a, ok := ActorFromContext(ctx)
+	if !ok {
+		return Actor{}, Errorf(EUNAUTHENTICATED, "authentication required")
+	}
+	return a, nil
+}
+
+// activePolicies loads the ACTIVE policies as they are now.
+func (s *Service) activePolicies(ctx context.Context) ([]Policy, error) {
+	aspects, _, err := s.store.ListAspects(ctx, Filter{
+		EntityType: EntityPolicy, Aspect: AspectPolicyInfo,
+		Where: map[string][]string{"state": {PolicyActive}},
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Policy, 0, len(aspects))
+	for _, a := range aspects {
+		p, err := decodePolicy(a)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// can reports whether actor holds privilege on resource (zero for platform
+// privileges) under the policies as they are now.
+func (s *Service) can(ctx context.Context, a Actor, resource URN, privileges ...string) (bool, error) {
+	if a.System {
+		return true, nil
+	}
+	policies, err := s.activePolicies(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range policies {
+		for _, priv := range privileges {
+			if p.Grants(a.URN, priv, resource) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// require returns ErrUnauthorized unless the caller holds one of privileges.
+func (s *Service) require(ctx context.Context, resource URN, privileges ...string) (Actor, error) {
+	a, err := s.actor(ctx)
+	if err != nil {
+		return Actor{}, err
+	}
+	ok, err := s.can(ctx, a, resource, privileges...)
+	if err != nil {
+		return Actor{}, err
+	}
+	if !ok {
+		return Actor{}, ErrUnauthorized
+	}
+	return a, nil
+}
+
+// PlatformPrivilegeSet is what `me.platformPrivileges` reports.
+type PlatformPrivilegeSet map[string]bool
+
+// Me returns the caller and their platform privileges.
+func (s *Service) Me(ctx context.Context) (*CorpUser, PlatformPrivilegeSet, error) {
+	a, err := s.actor(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	privs := PlatformPrivilegeSet{}
+	for _, p := range PlatformPrivileges {
+		ok, err := s.can(ctx, a, URN{}, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		privs[p] = ok
+	}
+	if a.System {
+		return &CorpUser{URN: a.URN, Username: a.URN.ID, Active: true}, privs, nil
+	}
+	u, err := s.user(ctx, a.URN)
+	if err != nil {
+		return nil, nil, err
+	}
+	if u == nil {
+		return nil, nil, Errorf(ENOTFOUND, "user %s does not exist", a.URN)
+	}
+	return u, privs, nil
+}
+
+// CorpUser is a user as GraphQL shows it.
+type CorpUser struct {
+	URN         URN
+	Username    string
+	Active      bool
+	DisplayName string
+	Email       string
+	FullName    string
+	Suspended   bool
+}
+
+type corpUserInfo struct {
+	Active      bool   `json:"active"`
+	DisplayName string `json:"displayName,omitempty"`
+	Email       string `json:"email,omitempty"`
+	FullName    string `json:"fullName,omitempty"`
+}
+
+type corpUserStatus struct {
+	Status string `json:"status"`
+}
+
+// user loads a user, nil when there is none.
+func (s *Service) user(ctx context.Context, urn URN) (*CorpUser, error) {
+	if urn.EntityType != EntityCorpUser {
+		return nil, nil
+	}
+	aspects, err := s.store.Aspects(ctx, urn)
+	if err != nil {
+		return nil, err
+	}
+	if len(aspects) == 0 {
+		return nil, nil
+	}
+	u := &CorpUser{URN: urn, Username: urn.ID}
+	for _, a := range aspects {
+		switch a.Name {
+		case AspectCorpUserInfo:
+			var info corpUserInfo
+			if err := json.Unmarshal(a.Value, &info); err != nil {
+				return nil, fmt.Errorf("decode %s of %s: %w", a.Name, urn, err)
+			}
+			u.Active, u.DisplayName, u.Email, u.FullName = info.Active, info.DisplayName, info.Email, info.FullName
+		case AspectCorpUserStatus:
+			var st corpUserStatus
+			if err := json.Unmarshal(a.Value, &st); err != nil {
+				return nil, fmt.Errorf("decode %s of %s: %w", a.Name, urn, err)
+			}
+			u.Suspended = strings.EqualFold(st.Status, "SUSPENDED")
+		}
+	}
+	return u, nil
+}
+
+// CorpUser returns the user at urn, nil when there is none.
+func (s *Service) CorpUser(ctx context.Context, rawURN string) (*CorpUser, error) {
+	if _, err := s.actor(ctx); err != nil {
+		return nil, err
+	}
+	urn, err := ParseURN(rawURN)
+	if err != nil {
+		return nil, err
+	}
+	if urn.EntityType != EntityCorpUser {
+		return nil, Errorf(EBADREQUEST, "%s is not a corpuser urn", urn)
+	}
+	return s.user(ctx, urn)
+}
+
+// Authenticate turns a raw bearer token into the actor it stands for, or
+// EUNAUTHENTICATED. The token must verify, still be on record (revocation
+// deletes the record), not be expired, and belong to a user who exists and is
+// not suspended.
+func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
+	invalid := Errorf(EUNAUTHENTICATED, "invalid or expired token")
+	claims, err := s.cfg.Codec.Verify(raw)
+	if err != nil {
+		s.cfg.Logger.DebugContext(ctx, "token rejected", "reason", err)
+		return Actor{}, invalid
+	}
+	id := TokenID(raw, s.cfg.Salt)
+	info, err := s.tokenInfo(ctx, id)
+	if err != nil {
+		if ErrorCodeOf(err) == ENOTFOUND {
+			return Actor{}, invalid
+		}
+		return Actor{}, err
+	}
+	actor := UserURN(claims.ActorID)
+	if info.ActorURN != actor.String() || info.Expired(s.cfg.Now()) {
+		return Actor{}, invalid
+	}
+	u, err := s.user(ctx, actor)
+	if err != nil {
+		return Actor{}, err
+	}
+	if u == nil || u.Suspended {
+		return Actor{}, invalid
+	}
+	return Actor{URN: actor, TokenID: id}, nil
+}
+
+// ActorFor returns the actor an auth-disabled request runs as: the user
+// named by X-DataHub-Actor, checked normally, or else the system actor.
+func (s *Service) ActorFor(ctx context.Context, header string) (Actor, error) {
+	if header == "" {
+		return Actor{URN: SystemUser, System: true}, nil
+	}
+	urn, err := ParseURN(header)
+	if err != nil {
+		return Actor{}, err
+	}
+	if urn.EntityType != EntityCorpUser {
+		return Actor{}, Errorf(EBADREQUEST, "X-DataHub-Actor must be a corpuser urn")
+	}
+	return Actor{URN: urn}, nil
+}
+
+func decodePolicy(a Aspect) (Policy, error) {
+	var p Policy
+	if err := json.Unmarshal(a.Value, &p); err != nil {
+		return Policy{}, fmt.Errorf("decode policy %s: %w", a.URN, err)
+	}
+	p.URN = a.URN
+	return p, nil
+}
+
+func (s *Service) newAspect(a Actor, urn URN, name string, v any) (Aspect, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Aspect{}, err
+	}
+	return Aspect{URN: urn, Name: name, Value: b, CreatedAt: s.cfg.Now(), CreatedBy: a.URN.String()}, nil
+}
+
+func isNotFound(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == ENOTFOUND
+}

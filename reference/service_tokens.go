@@ -1,0 +1,240 @@
+package reference
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// CreateAccessTokenInput is what a caller asks for.
+type CreateAccessTokenInput struct {
+	ActorURN    string
+	Duration    string
+	Name        string
+	Description string
+}
+
+// CreateAccessToken mints a personal access token. For yourself it needs
+// GENERATE_PERSONAL_ACCESS_TOKENS or MANAGE_ACCESS_TOKENS; for anyone else
+// MANAGE_ACCESS_TOKENS. The raw token is returned here and nowhere else.
+func (s *Service) CreateAccessToken(ctx context.Context, in CreateAccessTokenInput) (string, AccessTokenInfo, error) {
+	caller, err := s.actor(ctx)
+	if err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	target, err := ParseURN(in.ActorURN)
+	if err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	privileges := []string{PrivManageAccessTokens}
+	if target == caller.URN {
+		privileges = append(privileges, PrivGenerateAccessTokens)
+	}
+	if _, err := s.require(ctx, URN{}, privileges...); err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	return s.mint(ctx, caller, target, in)
+}
+
+// MintAccessToken creates a token for actorURN with no caller: the operator's
+// way to the first token (`catalogd token create`), run against the database.
+func (s *Service) MintAccessToken(ctx context.Context, in CreateAccessTokenInput) (string, AccessTokenInfo, error) {
+	target, err := ParseURN(in.ActorURN)
+	if err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	return s.mint(ctx, Actor{URN: target}, target, in)
+}
+
+func (s *Service) mint(ctx context.Context, owner Actor, target URN, in CreateAccessTokenInput) (string, AccessTokenInfo, error) {
+	if in.Name == "" {
+		return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "token name must not be empty")
+	}
+	if len(in.Name) > 256 || len(in.Description) > 2048 {
+		return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "token name or description is too long")
+	}
+	lifetime, err := TokenLifetime(in.Duration)
+	if err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	u, err := s.user(ctx, target)
+	if err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	if u == nil {
+		return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "actor %s does not exist", target)
+	}
+	now := s.cfg.Now()
+	claims := TokenClaims{ActorID: target.ID, JTI: uuid.NewString(), IssuedAt: now}
+	info := AccessTokenInfo{
+		Name: in.Name, Description: in.Description,
+		ActorURN: target.String(), OwnerURN: owner.URN.String(),
+		CreatedAt: now.UnixMilli(),
+	}
+	if lifetime > 0 {
+		claims.ExpiresAt = now.Add(lifetime)
+		exp := claims.ExpiresAt.UnixMilli()
+		info.ExpiresAt = &exp
+	}
+	raw, err := s.cfg.Codec.Sign(claims)
+	if err != nil {
+		return "", AccessTokenInfo{}, fmt.Errorf("sign token: %w", err)
+	}
+	info.ID = TokenID(raw, s.cfg.Salt)
+	key, err := s.newAspect(owner, info.URN(), AspectAccessTokenKey, map[string]string{"id": info.ID})
+	if err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	body, err := s.newAspect(owner, info.URN(), AspectAccessTokenInfo, info)
+	if err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	if err := s.store.CreateEntity(ctx, []Aspect{key, body}); err != nil {
+		return "", AccessTokenInfo{}, err
+	}
+	return raw, info, nil
+}
+
+func (s *Service) tokenInfo(ctx context.Context, id string) (AccessTokenInfo, error) {
+	a, err := s.store.Aspect(ctx, URN{EntityType: EntityAccessToken, ID: id}, AspectAccessTokenInfo)
+	if err != nil {
+		return AccessTokenInfo{}, err
+	}
+	return decodeTokenInfo(a)
+}
+
+func decodeTokenInfo(a Aspect) (AccessTokenInfo, error) {
+	var t AccessTokenInfo
+	if err := json.Unmarshal(a.Value, &t); err != nil {
+		return AccessTokenInfo{}, fmt.Errorf("decode token %s: %w", a.URN, err)
+	}
+	t.ID = a.URN.ID
+	return t, nil
+}
+
+// ListAccessTokensInput pages and filters token listings.
+type ListAccessTokensInput struct {
+	Start, Count int
+	Filters      map[string][]string
+}
+
+// ListAccessTokens lists token metadata, newest first. A manager may list
+// any; anyone else must filter ownerUrn to exactly themself.
+func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput) ([]AccessTokenInfo, int, error) {
+	caller, err := s.actor(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	for field := range in.Filters {
+		if field != "ownerUrn" && field != "actorUrn" && field != "name" {
+			return nil, 0, Errorf(EBADREQUEST, "cannot filter access tokens by %q", truncate(field, 50))
+		}
+	}
+	manager, err := s.can(ctx, caller, URN{}, PrivManageAccessTokens)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !manager {
+		owners := in.Filters["ownerUrn"]
+		if len(owners) != 1 || owners[0] != caller.URN.String() {
+			return nil, 0, ErrUnauthorized
+		}
+		mayGenerate, err := s.can(ctx, caller, URN{}, PrivGenerateAccessTokens)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !mayGenerate {
+			return nil, 0, ErrUnauthorized
+		}
+	}
+	start, count, err := page(in.Start, in.Count)
+	if err != nil {
+		return nil, 0, err
+	}
+	aspects, total, err := s.store.ListAspects(ctx, Filter{
+		EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
+		Where: in.Filters, Start: start, Count: count,
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]AccessTokenInfo, 0, len(aspects))
+	for _, a := range aspects {
+		t, err := decodeTokenInfo(a)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, t)
+	}
+	return out, total, nil
+}
+
+// RevokeAccessToken deletes a token's record: the owner or a manager may.
+// The token stops working on the next request.
+func (s *Service) RevokeAccessToken(ctx context.Context, id string) error {
+	caller, err := s.actor(ctx)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		return Errorf(EBADREQUEST, "tokenId must not be empty")
+	}
+	manager, err := s.can(ctx, caller, URN{}, PrivManageAccessTokens)
+	if err != nil {
+		return err
+	}
+	info, err := s.tokenInfo(ctx, id)
+	if isNotFound(err) {
+		if manager {
+			return Errorf(ENOTFOUND, "no access token with that id")
+		}
+		return ErrUnauthorized
+	}
+	if err != nil {
+		return err
+	}
+	if !manager {
+		mayGenerate, err := s.can(ctx, caller, URN{}, PrivGenerateAccessTokens)
+		if err != nil {
+			return err
+		}
+		if !mayGenerate || info.OwnerURN != caller.URN.String() {
+			return ErrUnauthorized
+		}
+	}
+	if _, err := s.store.DeleteEntity(ctx, info.URN()); err != nil {
+		return err
+	}
+	return nil
+}
+
+// AccessTokenMetadata returns the metadata of a raw token: managers only.
+func (s *Service) AccessTokenMetadata(ctx context.Context, raw string) (AccessTokenInfo, error) {
+	if _, err := s.require(ctx, URN{}, PrivManageAccessTokens); err != nil {
+		return AccessTokenInfo{}, err
+	}
+	if _, err := s.cfg.Codec.Verify(raw); err != nil {
+		return AccessTokenInfo{}, Errorf(EBADREQUEST, "not a valid access token")
+	}
+	info, err := s.tokenInfo(ctx, TokenID(raw, s.cfg.Salt))
+	if isNotFound(err) {
+		return AccessTokenInfo{}, Errorf(ENOTFOUND, "no access token on record for that token")
+	}
+	return info, err
+}
+
+// page checks and defaults a start/count pair: 0 and 20, count at most 1000.
+func page(start, count int) (int, int, error) {
+	if start < 0 || count < 0 {
+		return 0, 0, Errorf(EBADREQUEST, "start and count must not be negative")
+	}
+	if count == 0 {
+		count = 20
+	}
+	if count > 1000 {
+		return 0, 0, Errorf(EBADREQUEST, "count must be at most 1000")
+	}
+	return start, count, nil
+}

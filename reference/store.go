@@ -1,0 +1,50 @@
+package reference
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Aspect is one named piece of an entity's metadata, stored as JSON.
+type Aspect struct {
+	URN       URN
+	Name      string
+	Value     json.RawMessage
+	CreatedAt time.Time
+	CreatedBy string
+}
+
+// Filter selects aspects of one name whose JSON value has, for each field,
+// one of the given string values at its top level.
+type Filter struct {
+	EntityType string
+	Aspect     string
+	Where      map[string][]string
+	Start      int
+	Count      int
+}
+
+// Store keeps aspects. Implementations translate their own errors: a unique
+// violation becomes ECONFLICT, a missing row ENOTFOUND.
+type Store interface {
+	// Aspects returns every aspect of urn, none when the entity does not exist.
+	Aspects(ctx context.Context, urn URN) ([]Aspect, error)
+	// Aspect returns one aspect; ENOTFOUND when it does not exist.
+	Aspect(ctx context.Context, urn URN, name string) (Aspect, error)
+	// CreateEntity writes the aspects of a new entity in one transaction;
+	// ECONFLICT, and nothing written, when any of them exists already.
+	CreateEntity(ctx context.Context, aspects []Aspect) error
+	// UpsertAspect writes an aspect, replacing one of the same name.
+	UpsertAspect(ctx context.Context, a Aspect) error
+	// ReplaceAspect replaces an existing aspect; ENOTFOUND when there is none.
+	ReplaceAspect(ctx context.Context, a Aspect) error
+	// DeleteEntity removes every aspect of urn; false when there were none.
+	DeleteEntity(ctx context.Context, urn URN) (bool, error)
+	// ListAspects returns the aspects that match f, newest first, and how
+	// many match in all.
+	ListAspects(ctx context.Context, f Filter) ([]Aspect, int, error)
+	// Secret returns the named secret, generating and storing it on first
+	// use; every replica sharing the database gets the same value.
+	Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error)
+}

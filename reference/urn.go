@@ -1,0 +1,71 @@
+package reference
+
+import (
+	"strings"
+)
+
+// Entity types the reference knows by name.
+const (
+	EntityCorpUser    = "corpuser"
+	EntityTag         = "tag"
+	EntityPolicy      = "dataHubPolicy"
+	EntityAccessToken = "dataHubAccessToken"
+	EntityDataset     = "dataset"
+)
+
+// URN identifies an entity: urn:li:<entityType>:<id>.
+type URN struct {
+	EntityType string
+	ID         string
+}
+
+// ParseURN parses s, rejecting anything not of the form urn:li:<type>:<id>.
+func ParseURN(s string) (URN, error) {
+	rest, ok := strings.CutPrefix(s, "urn:li:")
+	if !ok {
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must start with urn:li:", truncate(s, 200))
+	}
+	typ, id, ok := strings.Cut(rest, ":")
+	if !ok || typ == "" || id == "" {
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must have the form urn:li:<entityType>:<id>", truncate(s, 200))
+	}
+	for _, r := range typ {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return URN{}, Errorf(EBADREQUEST, "invalid urn %q: bad entity type", truncate(s, 200))
+		}
+	}
+	if strings.ContainsAny(id, "\x00\n\r\t") || len(s) > 1024 {
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %q", truncate(s, 200))
+	}
+	return URN{EntityType: typ, ID: id}, nil
+}
+
+// MustParseURN parses a URN known at compile time.
+func MustParseURN(s string) URN {
+	u, err := ParseURN(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
+}
+
+func (u URN) String() string { return "urn:li:" + u.EntityType + ":" + u.ID }
+
+// IsZero reports whether u is the zero URN.
+func (u URN) IsZero() bool { return u.EntityType == "" && u.ID == "" }
+
+// UserURN is the URN of the user with the given username.
+func UserURN(username string) URN { return URN{EntityType: EntityCorpUser, ID: username} }
+
+// Well-known actors.
+var (
+	RootUser   = UserURN("datahub")
+	SystemUser = UserURN("__datahub_system")
+)
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
