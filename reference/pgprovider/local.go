@@ -38,15 +38,19 @@ type pgBinaries struct {
 	pgctl  string
 }
 
+// debianPostgresRoot is where Debian and Ubuntu install server binaries,
+// one directory per major version.
+const debianPostgresRoot = "/usr/lib/postgresql"
+
 // findBinaries looks for initdb and pg_ctl on PATH and then under
-// /usr/lib/postgresql/*/bin, picking the highest version there.
-func findBinaries() (pgBinaries, error) {
+// root/*/bin, picking the highest version there.
+func findBinaries(root string) (pgBinaries, error) {
 	if i, err := exec.LookPath("initdb"); err == nil {
 		if p, err := exec.LookPath("pg_ctl"); err == nil {
 			return pgBinaries{dir: filepath.Dir(p), initdb: i, pgctl: p}, nil
 		}
 	}
-	return findBinariesIn("/usr/lib/postgresql")
+	return findBinariesIn(root)
 }
 
 // findBinariesIn picks the highest-versioned root/<version>/bin holding
@@ -415,7 +419,7 @@ func (c *cluster) start(ctx context.Context) error {
 		err = c.run(ctx, cmd)
 		if err == nil {
 			if err := ctx.Err(); err != nil {
-				return err
+				return fmt.Errorf("server started, then: %w", err)
 			}
 			return nil
 		}

@@ -117,6 +117,12 @@ const closeTimeout = 30 * time.Second
 // If ctx is cancelled while a container or local server is starting,
 // Provide cleans up what it started and returns the context's error.
 func Provide(ctx context.Context, opts Options) (*Database, error) {
+	return provide(ctx, opts, debianPostgresRoot)
+}
+
+// provide is Provide with the directory holding versioned PostgreSQL
+// installations (root/<version>/bin) as a parameter, for tests.
+func provide(ctx context.Context, opts Options, pgRoot string) (*Database, error) {
 	getenv := opts.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -155,7 +161,7 @@ func Provide(ctx context.Context, opts Options) (*Database, error) {
 	}
 
 	// 3. Local server binaries.
-	bins, err := findBinaries()
+	bins, err := findBinaries(pgRoot)
 	if err != nil {
 		// 4. Nothing works.
 		return nil, fmt.Errorf("pgprovider: no PostgreSQL available. Do one of: "+

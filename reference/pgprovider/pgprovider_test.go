@@ -153,6 +153,15 @@ func TestProvideLocalDataDirPersists(t *testing.T) {
 		t.Fatalf("second Provide: %v", err)
 	}
 	t.Cleanup(func() { _ = db2.Close(context.Background()) })
+
+	// While db2 runs, a third Provide on the same DataDir must refuse
+	// clearly, and its clean-up must not stop db2's server.
+	if db3, err := Provide(ctx, opts); err == nil {
+		_ = db3.Close(ctx)
+		t.Fatal("third Provide on a DataDir in use succeeded")
+	} else if !strings.Contains(err.Error(), "already running") {
+		t.Errorf("unclear error for a DataDir in use: %v", err)
+	}
 	conn2 := connect(t, ctx, db2.URL)
 	var v string
 	if err := conn2.QueryRow(ctx, "SELECT v FROM kept").Scan(&v); err != nil || v != "still here" {
@@ -269,22 +278,50 @@ func TestDockerCheckFailsFast(t *testing.T) {
 }
 
 // TestProvideCancelledCleansUp cancels Provide at several points of the
-// local start-up (before it begins, during initdb, around pg_ctl start and
-// CREATE DATABASE on a typical machine) and checks that neither a temp dir
+// local start-up (before it begins, during initdb, during pg_ctl start,
+// once the server accepts connections) and checks that neither a temp dir
 // nor a process is left behind. TMPDIR points at a private directory so
 // that other users of pgprovider on the machine do not disturb the check.
 func TestProvideCancelledCleansUp(t *testing.T) {
-	for _, delay := range []time.Duration{0, 300 * time.Millisecond, 1000 * time.Millisecond, 1150 * time.Millisecond, 1300 * time.Millisecond} {
-		t.Run(delay.String(), func(t *testing.T) {
+	// cancelWhen returns a trigger that cancels once the server has been
+	// launched (pg_ctl start runs only after localConfFile is written) and
+	// its postmaster.pid contains substr.
+	cancelWhen := func(substr string) func(tmp string, cancel func()) {
+		return func(tmp string, cancel func()) {
+			go func() {
+				for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+					m, _ := filepath.Glob(filepath.Join(tmp, "pgprovider-*", "data", localConfFile))
+					if len(m) == 0 {
+						continue
+					}
+					b, err := os.ReadFile(filepath.Join(filepath.Dir(m[0]), "postmaster.pid"))
+					if err == nil && strings.Contains(string(b), substr) {
+						cancel()
+						return
+					}
+				}
+			}()
+		}
+	}
+	after := func(d time.Duration) func(string, func()) {
+		return func(_ string, cancel func()) { time.AfterFunc(d, cancel) }
+	}
+	cases := []struct {
+		name    string
+		trigger func(tmp string, cancel func())
+	}{
+		{"before start", func(_ string, cancel func()) { cancel() }},
+		{"during initdb", after(300 * time.Millisecond)},
+		{"during pg_ctl start", cancelWhen("")},
+		{"once the server is ready", cancelWhen("ready")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
 			tmp := sharedDir(t)
 			t.Setenv("TMPDIR", tmp)
 			ctx, cancel := context.WithCancel(context.Background())
-			if delay == 0 {
-				cancel()
-			} else {
-				time.AfterFunc(delay, cancel)
-			}
 			defer cancel()
+			tc.trigger(tmp, cancel)
 			start := time.Now()
 			db, err := Provide(ctx, Options{Getenv: noEnv, Logger: testLogger(new(bytes.Buffer))})
 			t.Logf("Provide returned after %v: %v", time.Since(start).Round(time.Millisecond), err)
@@ -321,6 +358,21 @@ func processesMentioning(s string) []string {
 		}
 	}
 	return found
+}
+
+func TestProvideNothingAvailable(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no initdb, no pg_ctl
+	_, err := provide(context.Background(), Options{Getenv: noEnv, Logger: testLogger(new(bytes.Buffer))},
+		filepath.Join(t.TempDir(), "no-postgresql"))
+	if err == nil {
+		t.Fatal("provide succeeded with no source available")
+	}
+	t.Logf("error: %v", err)
+	for _, want := range []string{"DATABASE_URL", "Docker engine", "apt-get install postgresql"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error does not mention %q: %v", want, err)
+		}
+	}
 }
 
 func TestFindBinariesPicksHighest(t *testing.T) {

@@ -1,0 +1,302 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/graph"
+	"github.com/catalogspec/catalogspec/reference/httpapi"
+	"github.com/catalogspec/catalogspec/reference/jwt"
+	"github.com/catalogspec/catalogspec/reference/postgres"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
+)
+
+var testDB *postgres.DB
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &testDB)) }
+
+// tiers is one reference instance on real loopback ports.
+type tiers struct {
+	gms, frontend *httptest.Server
+	svc           *reference.Service
+	rootToken     string
+	logs          *strings.Builder
+}
+
+func start(t *testing.T, authEnabled bool) *tiers {
+	t.Helper()
+	codec, err := jwt.New([]byte(strings.Repeat("s", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &strings.Builder{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	svc := reference.NewService(testDB, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: []byte("salt"), Logger: logger})
+	if _, err := svc.Bootstrap(context.Background(), "pw"); err != nil {
+		t.Fatal(err)
+	}
+	api := httpapi.NewServer(svc, graph.NewHandler(svc, "test", logger), testDB.Ping, "test", logger)
+	tr := &tiers{svc: svc, logs: logs}
+	tr.gms = httptest.NewServer(api.GMS())
+	t.Cleanup(tr.gms.Close)
+	u, _ := url.Parse(tr.gms.URL)
+	tr.frontend = httptest.NewServer(api.Frontend(u))
+	t.Cleanup(tr.frontend.Close)
+	tr.rootToken, _, err = svc.MintAccessToken(context.Background(), reference.CreateAccessTokenInput{ActorURN: reference.RootUser.String(), Name: "root", Duration: reference.DurationOneHour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func do(t *testing.T, method, url, token, contentType, body string, header ...string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return response{status: res.StatusCode, header: res.Header, body: string(b)}
+}
+
+func gql(query string, vars map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	return string(b)
+}
+
+const createTag = `mutation($in: CreateTagInput!) { createTag(input: $in) }`
+
+func TestGraphQLRefusesOtherMethodsAndRunsNothing(t *testing.T) {
+	tr := start(t, true)
+	id := "m-" + uuid.NewString()
+	for _, method := range []string{"GET", "PUT", "PATCH", "DELETE"} {
+		q := url.Values{"query": {`mutation { createTag(input: {id: "` + id + `", name: "x"}) }`}}
+		r := do(t, method, tr.gms.URL+"/api/graphql?"+q.Encode(), tr.rootToken, "application/json", gql(createTag, map[string]any{"in": map[string]any{"id": id, "name": "x"}}))
+		if r.status != 405 || r.header.Get("Allow") != "POST" {
+			t.Errorf("%s: status %d Allow %q, want 405 and POST", method, r.status, r.header.Get("Allow"))
+		}
+	}
+	tag, err := tr.svc.Tag(reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser}), "urn:li:tag:"+id)
+	if err != nil || tag != nil {
+		t.Errorf("a refused request created tag %v (err %v)", tag, err)
+	}
+}
+
+func TestGraphQLBadBodies(t *testing.T) {
+	tr := start(t, true)
+	secret := "do-not-echo-" + uuid.NewString()
+	cases := []struct {
+		name, contentType, body string
+		status                  int
+	}{
+		{"malformed JSON", "application/json", `{"query": "` + secret, 400},
+		{"no query", "application/json", `{"qurey": "` + secret + `"}`, 400},
+		{"query not a string", "application/json", `{"query": ["` + secret + `"]}`, 400},
+		{"variables not an object", "application/json", `{"query": "{ me { corpUser { urn } } }", "variables": "` + secret + `"}`, 400},
+		{"text/plain", "text/plain", `{"query": "` + secret + `"}`, 415},
+		{"no content type", "", `{"query": "` + secret + `"}`, 415},
+	}
+	for _, c := range cases {
+		r := do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, c.contentType, c.body)
+		if r.status != c.status {
+			t.Errorf("%s: status %d, want %d (%s)", c.name, r.status, c.status, r.body)
+		}
+		if strings.Contains(r.body, secret) {
+			t.Errorf("%s: the response echoes the body: %s", c.name, r.body)
+		}
+		var e struct {
+			Status  int
+			Message string
+		}
+		if json.Unmarshal([]byte(r.body), &e) != nil || e.Status != c.status || e.Message == "" {
+			t.Errorf("%s: body %s is not a JSON error with status and message", c.name, r.body)
+		}
+	}
+	r := do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, "application/json; charset=utf-8", `{"query":"{ me { corpUser { urn } } }"}`)
+	if r.status != 200 || !strings.Contains(r.body, "urn:li:corpuser:datahub") {
+		t.Errorf("charset content type: %d %s", r.status, r.body)
+	}
+	big := `{"query":"{ me { corpUser { urn } } }","variables":{"x":"` + strings.Repeat("a", 2<<20) + `"}}`
+	if r := do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, "application/json", big); r.status != 413 {
+		t.Errorf("2 MiB body: status %d, want 413", r.status)
+	}
+}
+
+func TestGraphQLErrorsAre200WithCodes(t *testing.T) {
+	tr := start(t, true)
+	r := do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, "application/json", `{"query":"{ nope }"}`)
+	if r.status != 200 || !strings.Contains(r.body, `"code":400`) {
+		t.Errorf("invalid document: %d %s, want 200 with code 400", r.status, r.body)
+	}
+	r = do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, "application/json", `{"query":"{ nope }"}`, "Accept", "application/graphql-response+json")
+	if r.status != 400 || r.header.Get("Content-Type") != "application/graphql-response+json" {
+		t.Errorf("invalid document, graphql-response+json: %d %q", r.status, r.header.Get("Content-Type"))
+	}
+	r = do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, "application/json", gql(`{ tag(urn: "not-a-urn") { urn } }`, nil))
+	if r.status != 200 || !strings.Contains(r.body, `"type":"BAD_REQUEST"`) {
+		t.Errorf("malformed urn: %d %s", r.status, r.body)
+	}
+}
+
+func TestUnauthenticatedAnswers401(t *testing.T) {
+	tr := start(t, true)
+	paths := []struct{ method, url, body string }{
+		{"POST", tr.gms.URL + "/api/graphql", `{"query":"{ me { corpUser { urn } } }"}`},
+		{"GET", tr.gms.URL + "/entities/urn:li:corpuser:datahub", ""},
+		{"POST", tr.gms.URL + "/aspects?action=ingestProposal", `{}`},
+		{"POST", tr.frontend.URL + "/api/v2/graphql", `{"query":"{ me { corpUser { urn } } }"}`},
+		{"GET", tr.frontend.URL + "/api/gms/entities/urn:li:corpuser:datahub", ""},
+	}
+	for _, p := range paths {
+		for _, token := range []string{"", "garbage", tr.rootToken + "x"} {
+			r := do(t, p.method, p.url, token, "application/json", p.body)
+			challenge := r.header.Get("WWW-Authenticate")
+			if r.status != 401 || !strings.HasPrefix(challenge, "Bearer") {
+				t.Errorf("%s %s (token of %d bytes): %d %q", p.method, p.url, len(token), r.status, challenge)
+			}
+			if token != "" && !strings.Contains(challenge, `error="invalid_token"`) {
+				t.Errorf("%s: a bad token's challenge lacks error=\"invalid_token\": %q", p.url, challenge)
+			}
+			if token != "" && strings.Contains(r.body, token) {
+				t.Errorf("%s: the token is echoed", p.url)
+			}
+		}
+	}
+	for _, open := range []string{"/health", "/config"} {
+		if r := do(t, "GET", tr.gms.URL+open, "", "", ""); r.status != 200 {
+			t.Errorf("%s without a token: %d, want 200", open, r.status)
+		}
+	}
+	if strings.Contains(tr.logs.String(), tr.rootToken) {
+		t.Error("a token reached the log")
+	}
+}
+
+func TestEntityPathsAgree(t *testing.T) {
+	tr := start(t, true)
+	raw := "urn:li:corpuser:datahub"
+	want := do(t, "GET", tr.gms.URL+"/entities/"+raw, tr.rootToken, "", "")
+	if want.status != 200 || !strings.Contains(want.body, "com.linkedin.metadata.snapshot.CorpUserSnapshot") {
+		t.Fatalf("GMS entity: %d %s", want.status, want.body)
+	}
+	for _, u := range []string{
+		tr.gms.URL + "/entities/" + url.PathEscape(raw),
+		tr.frontend.URL + "/api/gms/entities/" + raw,
+		tr.frontend.URL + "/api/gms/entities/" + url.PathEscape(raw),
+	} {
+		if got := do(t, "GET", u, tr.rootToken, "", ""); got.status != 200 || got.body != want.body {
+			t.Errorf("%s: %d %s, want the GMS answer", u, got.status, got.body)
+		}
+	}
+	if r := do(t, "GET", tr.gms.URL+"/entities/urn:li:tag:missing-"+uuid.NewString(), tr.rootToken, "", ""); r.status != 404 {
+		t.Errorf("missing entity: %d", r.status)
+	}
+	if r := do(t, "GET", tr.gms.URL+"/entities/not-a-urn", tr.rootToken, "", ""); r.status != 400 {
+		t.Errorf("malformed urn: %d", r.status)
+	}
+}
+
+func TestAuthDisabledServesSystemActorAndIgnoresForwardedActor(t *testing.T) {
+	tr := start(t, false)
+	me := `{"query":"{ me { corpUser { urn } } appConfig { authConfig { tokenAuthEnabled } } }"}`
+	r := do(t, "POST", tr.gms.URL+"/api/graphql", "", "application/json", me)
+	if r.status != 200 || !strings.Contains(r.body, "urn:li:corpuser:__datahub_system") || !strings.Contains(r.body, `"tokenAuthEnabled":false`) {
+		t.Fatalf("auth disabled: %d %s", r.status, r.body)
+	}
+	// A client's X-DataHub-Actor counts at the GMS but is dropped by the proxy.
+	r = do(t, "POST", tr.gms.URL+"/api/graphql", "", "application/json", me, "X-DataHub-Actor", "urn:li:corpuser:datahub")
+	if !strings.Contains(r.body, `"urn":"urn:li:corpuser:datahub"`) {
+		t.Errorf("GMS ignored X-DataHub-Actor: %s", r.body)
+	}
+	r = do(t, "POST", tr.frontend.URL+"/api/graphql", "", "application/json", me, "X-DataHub-Actor", "urn:li:corpuser:datahub")
+	if !strings.Contains(r.body, "__datahub_system") {
+		t.Errorf("the frontend forwarded X-DataHub-Actor: %s", r.body)
+	}
+}
+
+func TestFrontendAnswers502WhenGMSIsDown(t *testing.T) {
+	tr := start(t, true)
+	tr.gms.Close()
+	r := do(t, "POST", tr.frontend.URL+"/api/v2/graphql", tr.rootToken, "application/json", `{"query":"{ me { corpUser { urn } } }"}`)
+	if r.status != 502 || !strings.Contains(r.body, "unreachable") {
+		t.Errorf("GMS down: %d %s", r.status, r.body)
+	}
+}
+
+func TestIngestionNeedsEditEntity(t *testing.T) {
+	tr := start(t, true)
+	user := "urn:li:corpuser:i-" + uuid.NewString()[:8]
+	proposal := func(urn, aspect, value string) string {
+		entityType := "dataset"
+		if parts := strings.Split(urn, ":"); len(parts) > 2 {
+			entityType = parts[2]
+		}
+		b, _ := json.Marshal(map[string]any{"proposal": map[string]any{
+			"entityType": entityType, "entityUrn": urn, "changeType": "UPSERT", "aspectName": aspect,
+			"aspect": map[string]string{"value": value, "contentType": "application/json"},
+		}})
+		return string(b)
+	}
+	ingest := tr.gms.URL + "/aspects?action=ingestProposal"
+	r := do(t, "POST", ingest, tr.rootToken, "application/json", proposal(user, "corpUserInfo", `{"active":true}`), "X-RestLi-Protocol-Version", "2.0.0")
+	if r.status != 200 || r.body != `{"value":"`+user+`"}`+"\n" {
+		t.Fatalf("root ingest: %d %s", r.status, r.body)
+	}
+	userToken, _, err := tr.svc.MintAccessToken(context.Background(), reference.CreateAccessTokenInput{ActorURN: user, Name: "u", Duration: reference.DurationOneHour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dataset := "urn:li:dataset:(urn:li:dataPlatform:hive," + uuid.NewString() + ",PROD)"
+	r = do(t, "POST", ingest, userToken, "application/json", proposal(dataset, "datasetProperties", `{"description":"x"}`))
+	if r.status != 403 {
+		t.Errorf("ingest without EDIT_ENTITY: %d %s", r.status, r.body)
+	}
+	if r := do(t, "GET", tr.gms.URL+"/entities/"+url.PathEscape(dataset), tr.rootToken, "", ""); r.status != 404 {
+		t.Errorf("refused ingest stored something: %d %s", r.status, r.body)
+	}
+	for name, body := range map[string]string{
+		"not JSON":      `{"proposal":`,
+		"no proposal":   `{}`,
+		"value not obj": proposal(dataset, "datasetProperties", `"x"`),
+		"bad urn":       proposal("dataset-x", "datasetProperties", `{}`),
+		"policy":        proposal("urn:li:dataHubPolicy:x", "dataHubPolicyInfo", `{}`),
+	} {
+		if r := do(t, "POST", ingest, tr.rootToken, "application/json", body); r.status != 400 {
+			t.Errorf("%s: %d %s, want 400", name, r.status, r.body)
+		}
+	}
+	if r := do(t, "POST", tr.gms.URL+"/aspects?action=other", tr.rootToken, "application/json", `{}`); r.status != 400 {
+		t.Errorf("unknown action: %d", r.status)
+	}
+}
