@@ -79,3 +79,11 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 }
+
+// handleGraphiQL guards the GraphiQL explorer's path like every other API
+// path. The explorer page itself (CONTRACT section 7) is not served yet: an
+// authenticated caller is told so plainly rather than shown a page that does
+// not work.
+func (s *Server) handleGraphiQL(w http.ResponseWriter, r *http.Request) {
+	writeProblem(w, r, http.StatusNotImplemented, "the GraphiQL explorer is not served by this version of catalogd; POST GraphQL requests to /api/graphql")
+}

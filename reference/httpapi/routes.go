@@ -12,6 +12,7 @@ import (
 func (s *Server) GMS() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/graphql", s.authenticate(graphqlOverHTTP(s.graphql)))
+	mux.Handle("/api/graphiql", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleGraphiQL))))
 	mux.Handle("/entities/{urn...}", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntity))))
 	mux.Handle("/aspects", s.authenticate(allow(http.MethodPost, http.HandlerFunc(s.handleAspects))))
 	mux.Handle("GET /config", http.HandlerFunc(s.handleConfig))
