@@ -4,6 +4,9 @@ package pgprovider
 
 import "os/exec"
 
-// setCredential is a no-op where processes cannot switch user; there
-// os.Geteuid never reports root, so it is never called.
-func setCredential(cmd *exec.Cmd, uid, gid int) {}
+// canWatch tells whether the orphan watchdog can run here.
+const canWatch = false
+
+// setSysProcAttr is a no-op where processes cannot switch user; there
+// os.Geteuid never reports root, so asOther is never true.
+func setSysProcAttr(cmd *exec.Cmd, asOther bool, uid, gid int, setsid bool) {}

@@ -51,9 +51,6 @@ func dockerHint(getenv func(string) string) (string, bool) {
 		}
 		return "DOCKER_HOST=" + h, true
 	}
-	if h := getenv("TESTCONTAINERS_HOST_OVERRIDE"); h != "" {
-		return "TESTCONTAINERS_HOST_OVERRIDE=" + h, true
-	}
 	home, _ := os.UserHomeDir()
 	if home != "" {
 		if b, err := os.ReadFile(filepath.Join(home, ".testcontainers.properties")); err == nil {
@@ -106,11 +103,11 @@ func pingDocker(ctx context.Context, where string) error {
 	select {
 	case err := <-done:
 		if err != nil {
-			return fmt.Errorf("Docker engine at %s does not answer: %w", where, err)
+			return fmt.Errorf("no answer from the Docker engine at %s: %w", where, err)
 		}
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("Docker engine at %s does not answer: %w", where, ctx.Err())
+		return fmt.Errorf("no answer from the Docker engine at %s: %w", where, ctx.Err())
 	}
 }
 

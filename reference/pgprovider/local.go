@@ -134,6 +134,20 @@ func serverOwner() (*owner, error) {
 	return &owner{name: superuser, uid: uid, gid: gid}, nil
 }
 
+func (o *owner) uidOrZero() int {
+	if o == nil {
+		return 0
+	}
+	return o.uid
+}
+
+func (o *owner) gidOrZero() int {
+	if o == nil {
+		return 0
+	}
+	return o.gid
+}
+
 // chown hands path to the owner; a no-op for a nil owner.
 func (o *owner) chown(path string) error {
 	if o == nil {
@@ -151,8 +165,9 @@ type cluster struct {
 	logFile    string
 	port       int
 	persistent bool
-	launched   bool     // pg_ctl start ran, so a server of ours may run
-	removeDirs []string // temporary directories removed by stop
+	launched   bool      // pg_ctl start ran, so a server of ours may run
+	removeDirs []string  // temporary directories removed by stop
+	watchdog   *exec.Cmd // cleans up if we die without Close; see watchdog.go
 }
 
 // command builds an exec.Cmd running as the cluster owner, with a clean
@@ -169,7 +184,7 @@ func (c *cluster) command(ctx context.Context, name string, args ...string) *exe
 	}
 	cmd.Env = append(env, "LC_ALL=C")
 	if c.owner != nil {
-		setCredential(cmd, c.owner.uid, c.owner.gid)
+		setSysProcAttr(cmd, true, c.owner.uid, c.owner.gid, false)
 	}
 	return cmd
 }
@@ -227,6 +242,7 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string) (db *Dat
 		c.dataDir = filepath.Join(root, "data")
 		c.socketDir = root
 		c.logFile = filepath.Join(root, "postgres.log")
+		c.startWatchdog(root)
 		if err := c.initdb(ctx); err != nil {
 			return nil, "", err
 		}
@@ -250,6 +266,7 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string) (db *Dat
 			return nil, "", err
 		}
 		c.socketDir = sock
+		c.startWatchdog(sock)
 	}
 
 	if err := c.start(ctx); err != nil {
@@ -276,16 +293,17 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string) (db *Dat
 // creating one when the directory is missing or empty.
 func (c *cluster) prepareDataDir(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(c.dataDir, "PG_VERSION")); err == nil {
-		if err := c.ensureInclude(); err != nil {
-			return err
-		}
 		// A server left running (say, by a killed process) holds the lock.
 		if c.run(ctx, c.command(ctx, c.bins.pgctl, "status", "-D", c.dataDir)) == nil {
 			return fmt.Errorf("a PostgreSQL server is already running on %s; stop it with: %s stop -D %s", c.dataDir, c.bins.pgctl, c.dataDir)
 		}
-		return nil
+		return c.ensureInclude()
 	}
-	if err := os.MkdirAll(c.dataDir, 0o700); err != nil {
+	// Parents we create must stay traversable for the server's OS user.
+	if err := os.MkdirAll(filepath.Dir(c.dataDir), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(c.dataDir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	entries, err := os.ReadDir(c.dataDir)
@@ -424,7 +442,7 @@ func (c *cluster) start(ctx context.Context) error {
 			return nil
 		}
 		if ctx.Err() != nil {
-			return errors.Join(ctx.Err(), err)
+			return err
 		}
 		tail := logTail(c.logFile, logStart)
 		lastErr = fmt.Errorf("pg_ctl start failed: %w\n--- tail of %s ---\n%s", err, c.logFile, tail)
@@ -433,7 +451,9 @@ func (c *cluster) start(ctx context.Context) error {
 		}
 		// Port taken between freePort and the server's bind: make sure no
 		// half-started server lingers, then try another port.
-		_ = c.stopServer(context.WithoutCancel(ctx), "immediate")
+		if err := c.abortServer(context.WithoutCancel(ctx)); err != nil {
+			return errors.Join(lastErr, err)
+		}
 	}
 	return lastErr
 }
@@ -463,26 +483,21 @@ func (c *cluster) createDatabase(ctx context.Context) error {
 	return nil
 }
 
-// stop stops the server, if one runs, and removes the temporary
-// directories. After a cancelled or failed start (aborting is true) it also
-// waits briefly for a server pg_ctl may have launched just before it was
-// killed, and stops it with -m immediate.
+// stop stops the server, if one of ours may run, and removes the temporary
+// directories. After a cancelled or failed start (aborting is true) the
+// server may still be starting, so it is stopped with abortServer.
 func (c *cluster) stop(ctx context.Context, aborting bool) error {
 	var errs []error
+	c.stopWatchdog()
 	if c.launched {
-		mode := "fast"
 		if aborting {
-			mode = "immediate"
-			c.awaitPidFile(500 * time.Millisecond)
-		}
-		if err := c.stopServer(ctx, mode); err != nil {
-			if mode == "fast" {
-				// Escalate rather than leave a server behind.
-				if err2 := c.stopServer(ctx, "immediate"); err2 != nil {
-					errs = append(errs, err, err2)
-				}
-			} else {
+			if err := c.abortServer(ctx); err != nil {
 				errs = append(errs, err)
+			}
+		} else if err := c.stopServer(ctx, "fast"); err != nil {
+			// Escalate rather than leave a server behind.
+			if err2 := c.abortServer(ctx); err2 != nil {
+				errs = append(errs, err, err2)
 			}
 		}
 		c.launched = false
@@ -496,20 +511,61 @@ func (c *cluster) stop(ctx context.Context, aborting bool) error {
 	return errors.Join(errs...)
 }
 
-// awaitPidFile waits up to d for postmaster.pid to appear, covering a
-// postmaster launched by a pg_ctl that was killed before it could report.
-func (c *cluster) awaitPidFile(d time.Duration) {
-	pid := filepath.Join(c.dataDir, "postmaster.pid")
-	if _, err := os.Stat(filepath.Join(c.dataDir, "PG_VERSION")); err != nil {
-		return // no cluster, so no server
-	}
-	deadline := time.Now().Add(d)
+const (
+	// pidFileGrace is how long a just-launched postmaster may take to
+	// create postmaster.pid.
+	pidFileGrace = 500 * time.Millisecond
+	// abortTimeout bounds abortServer's retries.
+	abortTimeout = 10 * time.Second
+)
+
+// abortServer stops with -m immediate a server that may still be starting:
+// pg_ctl may have been killed just after launching it, before the
+// postmaster wrote postmaster.pid or while it was writing it (pg_ctl stop
+// then finds no pid, or an invalid one). It retries until the pid file is
+// gone or abortTimeout passes.
+func (c *cluster) abortServer(ctx context.Context) error {
+	pidFile := filepath.Join(c.dataDir, "postmaster.pid")
+	start := time.Now()
+	var lastErr error
 	for {
-		if _, err := os.Stat(pid); err == nil || time.Now().After(deadline) {
-			return
+		pid, exists := readPid(pidFile)
+		switch {
+		case !exists && time.Since(start) > pidFileGrace:
+			return nil
+		case pid > 0:
+			err := c.stopServer(ctx, "immediate")
+			if err == nil {
+				return nil
+			}
+			lastErr = err
+		}
+		if time.Since(start) > abortTimeout || ctx.Err() != nil {
+			if lastErr == nil {
+				lastErr = fmt.Errorf("%s never held a valid pid", pidFile)
+			}
+			return fmt.Errorf("could not stop the server being started: %w", lastErr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// readPid reads the postmaster's pid from the first line of a
+// postmaster.pid file; pid is 0 while the line is incomplete.
+func readPid(path string) (pid int, exists bool) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, !errors.Is(err, os.ErrNotExist)
+	}
+	line, _, complete := strings.Cut(string(b), "\n")
+	if !complete {
+		return 0, true
+	}
+	pid, err = strconv.Atoi(strings.TrimSpace(line))
+	if err != nil || pid <= 0 {
+		return 0, true
+	}
+	return pid, true
 }
 
 // stopServer runs pg_ctl stop when a postmaster.pid shows a server may run.

@@ -116,6 +116,12 @@ const closeTimeout = 30 * time.Second
 //
 // If ctx is cancelled while a container or local server is starting,
 // Provide cleans up what it started and returns the context's error.
+//
+// A local server runs detached from the calling process, so Provide also
+// starts a small watchdog (a shell process): should the caller die without
+// calling Close (SIGKILL, a `go test -timeout` panic), the watchdog stops the
+// server and removes its temporary directory within about a second.
+// Containers are reaped by testcontainers' own Ryuk sidecar.
 func Provide(ctx context.Context, opts Options) (*Database, error) {
 	return provide(ctx, opts, debianPostgresRoot)
 }

@@ -1,11 +1,14 @@
 package pgprovider
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -115,6 +118,9 @@ func TestProvideLocal(t *testing.T) {
 	if _, err := os.Stat(root); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("temp dir %s still there after Close (err=%v)", root, err)
 	}
+	if procs := processesMentioning(root); len(procs) > 0 {
+		t.Errorf("processes left after Close: %v", procs)
+	}
 	shortCtx, cancelShort := context.WithTimeout(ctx, 3*time.Second)
 	defer cancelShort()
 	if c, err := pgx.Connect(shortCtx, db.URL); err == nil {
@@ -170,6 +176,9 @@ func TestProvideLocalDataDirPersists(t *testing.T) {
 	conn2.Close(ctx)
 	if err := db2.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+	if procs := processesMentioning(dataDir); len(procs) > 0 {
+		t.Errorf("processes left after Close: %v", procs)
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, "PG_VERSION")); err != nil {
 		t.Fatalf("DataDir removed by Close: %v", err)
@@ -313,7 +322,7 @@ func TestProvideCancelledCleansUp(t *testing.T) {
 		{"before start", func(_ string, cancel func()) { cancel() }},
 		{"during initdb", after(300 * time.Millisecond)},
 		{"during pg_ctl start", cancelWhen("")},
-		{"once the server is ready", cancelWhen("ready")},
+		{"as the server becomes ready", cancelWhen("ready")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -358,6 +367,84 @@ func processesMentioning(s string) []string {
 		}
 	}
 	return found
+}
+
+// TestOrphanCleanup kills (SIGKILL) a process that provided a local
+// database without closing it, and checks that the watchdog stops the
+// server and removes the temp dir.
+func TestOrphanCleanup(t *testing.T) {
+	if !canWatch {
+		t.Skip("no watchdog on this platform")
+	}
+	tmp := sharedDir(t)
+	// Like /tmp: the watchdog runs as the server's OS user and must be able
+	// to remove its own directory.
+	if err := os.Chmod(tmp, 0o777|os.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperProvideAndHang$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, "PGPROVIDER_TEST_HELPER=1")
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("helper printed no URL: %v", err)
+	}
+	url, ok := strings.CutPrefix(strings.TrimSpace(line), "URL ")
+	if !ok {
+		t.Fatalf("helper said %q", line)
+	}
+	conn := connect(t, ctx, url)
+	if err := conn.Ping(ctx); err != nil {
+		t.Fatalf("helper's database does not answer: %v", err)
+	}
+	conn.Close(ctx)
+
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	killed := time.Now()
+	for {
+		left, _ := os.ReadDir(tmp)
+		procs := processesMentioning(tmp)
+		if len(left) == 0 && len(procs) == 0 {
+			break
+		}
+		if time.Since(killed) > 10*time.Second {
+			t.Fatalf("10s after the kill: left in TMPDIR %v, processes %v", left, procs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Logf("watchdog cleaned up %v after the kill", time.Since(killed).Round(time.Millisecond))
+	shortCtx, cancelShort := context.WithTimeout(ctx, 3*time.Second)
+	defer cancelShort()
+	if c, err := pgx.Connect(shortCtx, url); err == nil {
+		c.Close(ctx)
+		t.Error("server still answers after the watchdog ran")
+	}
+}
+
+// TestHelperProvideAndHang is the process TestOrphanCleanup kills.
+func TestHelperProvideAndHang(t *testing.T) {
+	if os.Getenv("PGPROVIDER_TEST_HELPER") != "1" {
+		t.Skip("helper process for TestOrphanCleanup")
+	}
+	db, err := Provide(context.Background(), Options{Getenv: noEnv, Logger: testLogger(new(bytes.Buffer))})
+	if err != nil {
+		t.Fatalf("Provide: %v", err)
+	}
+	fmt.Printf("URL %s\n", db.URL)
+	time.Sleep(60 * time.Second) // killed long before
 }
 
 func TestProvideNothingAvailable(t *testing.T) {
