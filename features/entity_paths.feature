@@ -1,0 +1,74 @@
+@entities
+Feature: Entity paths
+  An entity is read by its URN at /entities/<urn> on the metadata service and at
+  /api/gms/entities/<urn> on the frontend. Both give the same entity, whether the URN is
+  written raw or percent-encoded. An entity that does not exist is not found (404).
+  Someone not allowed to read entities is refused (403), though everyone may read their
+  own user entity.
+
+  Background:
+    Given Ann holds a personal access token
+
+  @smoke
+  Scenario Outline: A tag reads through the <tier> entity path with a <form> URN
+    Given a tag exists
+    When Ann reads the tag through the <tier> entity path with a <form> URN
+    Then the answer is the tag's snapshot with its name and description
+
+    Examples:
+      | tier               | form            |
+      | metadata service's | raw             |
+      | metadata service's | percent-encoded |
+      | frontend's         | raw             |
+      | frontend's         | percent-encoded |
+
+  @core
+  Scenario Outline: Another user reads through the <tier> entity path with a <form> URN
+    Given Bob is a user
+    When Ann reads Bob's user entity through the <tier> entity path with a <form> URN
+    Then the answer is Bob's user snapshot
+
+    Examples:
+      | tier               | form            |
+      | metadata service's | raw             |
+      | metadata service's | percent-encoded |
+      | frontend's         | raw             |
+      | frontend's         | percent-encoded |
+
+  @core
+  Scenario: Both entity paths give the same answer
+    Given a tag exists
+    When Ann reads the tag through both entity paths
+    Then both answers are the same
+
+  @core
+  Scenario Outline: An entity that does not exist is not found through the <tier> entity path
+    When Ann reads a tag that does not exist through the <tier> entity path
+    Then the answer has status 404
+
+    Examples:
+      | tier               |
+      | metadata service's |
+      | frontend's         |
+
+  # Every user may read entities through a policy the service starts with. These
+  # scenarios switch such policies off while they run, so they run alone.
+  @core @exclusive
+  Scenario Outline: Someone not allowed to read entities is refused through the <tier> entity path
+    Given a tag exists
+    And no policy lets every user read entities
+    When Ann reads the tag through the <tier> entity path with a raw URN
+    Then the answer has status 403
+
+    Examples:
+      | tier               |
+      | metadata service's |
+      | frontend's         |
+
+  @core @exclusive
+  Scenario: Everyone may read their own user entity
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user entity through the metadata service's entity path with a raw URN
+    Then the answer is Ann's user snapshot
+    But Ann is refused when she reads Bob's user entity

@@ -1,0 +1,230 @@
+package steps
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// surfaces are the places a request without a token must be refused, as
+// authentication.feature names them.
+const surfaces = `(the GraphQL endpoint|the frontend's GraphQL endpoint|the frontend's v2 GraphQL endpoint|the GraphiQL page|the frontend's GraphiQL page|the metadata service's entity path|the frontend's entity path|the ingestion endpoint|the frontend's ingestion endpoint)`
+
+// badTokens are the kinds of invalid token the suite makes.
+const badTokens = `(a malformed token|a token signed with another key|an unsigned token|an expired token)`
+
+// reachWithoutToken sends a request without a token to surface.
+func (w *world) reachWithoutToken(surface string) (*answer, error) {
+	c := w.anonymous()
+	get := func(url string) *answer {
+		a := w.send(c, request{method: http.MethodGet, url: url})
+		a.noEffect = nothingToCheck
+		return a
+	}
+	var a *answer
+	switch surface {
+	case "the GraphQL endpoint":
+		a = w.askWhoAmI(c, c.gms+"/api/graphql")
+	case "the frontend's GraphQL endpoint":
+		a = w.askWhoAmI(c, c.frontend+"/api/graphql")
+	case "the frontend's v2 GraphQL endpoint":
+		a = w.askWhoAmI(c, c.frontend+"/api/v2/graphql")
+	case "the GraphiQL page":
+		a = get(c.gms + "/api/graphiql")
+	case "the frontend's GraphiQL page":
+		a = get(c.frontend + "/api/graphiql")
+	case "the metadata service's entity path":
+		a = w.readEntity(c, tierGMS, "urn:li:corpuser:datahub", false)
+	case "the frontend's entity path":
+		a = w.readEntity(c, tierFrontend, "urn:li:corpuser:datahub", false)
+	case "the ingestion endpoint":
+		w.dataset = w.newDataset()
+		a = w.attemptIngestDescription(c, c.gms, w.dataset)
+	case "the frontend's ingestion endpoint":
+		w.dataset = w.newDataset()
+		a = w.attemptIngestDescription(c, c.frontend+"/api/gms", w.dataset)
+	default:
+		return nil, w.fail("unknown surface %q", surface)
+	}
+	a.what = "a request without a token to " + surface
+	return a, nil
+}
+
+// refusedWith401 checks the answer to an unauthenticated request: 401, a
+// Bearer challenge, a JSON body saying 401, and no effect.
+func (w *world) refusedWith401(a *answer) error {
+	if a.status != http.StatusUnauthorized {
+		return w.fail("%s answered status %d, expected 401", a.what, a.status)
+	}
+	challenge := a.header.Get("WWW-Authenticate")
+	if !strings.HasPrefix(challenge, "Bearer") {
+		return w.fail("%s answered WWW-Authenticate %q, expected a challenge starting with Bearer", a.what, challenge)
+	}
+	var body struct {
+		Status any `json:"status"`
+	}
+	if err := a.jsonBody(&body); err != nil {
+		return w.failed(err)
+	}
+	if fmt.Sprint(body.Status) != "401" {
+		return w.fail("%s answered a body whose status is %v, expected 401", a.what, body.Status)
+	}
+	return w.noEffect(a)
+}
+
+// refusedWithInvalidToken is refusedWith401 for a request that sent a
+// token: the challenge must also say the token is invalid.
+func (w *world) refusedWithInvalidToken(a *answer) error {
+	if err := w.refusedWith401(a); err != nil {
+		return err
+	}
+	return w.challengeSaysInvalid(a)
+}
+
+func (w *world) challengeSaysInvalid(a *answer) error {
+	challenge := a.header.Get("WWW-Authenticate")
+	if !strings.Contains(challenge, `error="invalid_token"`) {
+		return w.fail("%s answered WWW-Authenticate %q, expected it to say error=\"invalid_token\"", a.what, challenge)
+	}
+	return nil
+}
+
+// forge makes an invalid token for p: kind is one of badTokens. Tokens with
+// claims copy those of p's real token, so only what kind names is wrong.
+func (w *world) forge(p *person, kind string) (string, error) {
+	if kind == "a malformed token" {
+		return "catalogspec-malformed-" + w.id, nil
+	}
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(p.token, claims); err != nil {
+		return "", w.fail("%s's token is not a JWT, so the suite cannot copy its claims: %v", p.name, err)
+	}
+	otherKey := make([]byte, 32)
+	if _, err := rand.Read(otherKey); err != nil {
+		return "", err
+	}
+	var (
+		tok string
+		err error
+	)
+	switch kind {
+	case "a token signed with another key":
+		tok, err = jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(otherKey)
+	case "an unsigned token":
+		tok, err = jwt.NewWithClaims(jwt.SigningMethodNone, claims).SignedString(jwt.UnsafeAllowNoneSignatureType)
+	case "an expired token":
+		// Signed with another key too: the suite cannot sign with the
+		// target's key, and a real token cannot be made to expire within a
+		// run. The reference's unit tests cover expiry under the real key.
+		claims["exp"] = time.Now().Add(-time.Hour).Unix()
+		tok, err = jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(otherKey)
+	default:
+		return "", w.fail("unknown kind of token %q", kind)
+	}
+	if err != nil {
+		return "", w.fail("making %s: %v", kind, err)
+	}
+	return tok, nil
+}
+
+// appConfig reads appConfig as c.
+func (w *world) appConfig(c caller) *answer {
+	a := w.graphql(c, w.suite.docs.appConfig, nil)
+	a.what = c.name + " reading the app configuration"
+	a.noEffect = nothingToCheck
+	return a
+}
+
+// Steps.
+
+func requestWithoutTokenReaches(ctx context.Context, surface string) error {
+	w := theWorld(ctx)
+	a, err := w.reachWithoutToken(surface)
+	if err != nil {
+		return err
+	}
+	w.last = a
+	return w.checkpoint()
+}
+
+func refusedWith401AndBearerChallenge(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.refusedWith401(a)
+}
+
+func challengeSaysTokenInvalid(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.challengeSaysInvalid(a)
+}
+
+func asksWhoSheIsWithBadToken(ctx context.Context, name, kind string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if p.token == "" {
+		return w.fail("%s holds no token to copy claims from", name)
+	}
+	tok, err := w.forge(p, kind)
+	if err != nil {
+		return err
+	}
+	w.secret(tok)
+	w.last = w.askWhoAmI(w.withToken(name, tok), "")
+	w.last.what = fmt.Sprintf("%s asking who she is with %s", name, kind)
+	return w.checkpoint()
+}
+
+func adminSuspends(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	status := map[string]any{
+		"status":       "SUSPENDED",
+		"lastModified": map[string]any{"time": time.Now().UnixMilli(), "actor": "urn:li:corpuser:__datahub_system"},
+	}
+	return w.mustIngest(w.admin(), "corpuser", p.urn, "corpUserStatus", status)
+}
+
+func readsAppConfig(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.last = w.appConfig(c)
+	return w.checkpoint()
+}
+
+func tokenAuthReportedAs(ctx context.Context, state string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	var cfg *struct {
+		AuthConfig struct {
+			TokenAuthEnabled bool `json:"tokenAuthEnabled"`
+		} `json:"authConfig"`
+	}
+	if err := a.data("appConfig", &cfg); err != nil {
+		return w.failed(err)
+	}
+	if cfg == nil {
+		return w.fail("%s: appConfig is null", a.what)
+	}
+	if want := state == "enabled"; cfg.AuthConfig.TokenAuthEnabled != want {
+		return w.fail("%s: tokenAuthEnabled is %t, expected %t", a.what, cfg.AuthConfig.TokenAuthEnabled, want)
+	}
+	return nil
+}

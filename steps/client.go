@@ -1,0 +1,292 @@
+package steps
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gavv/httpexpect/v2"
+)
+
+// This file is the suite's HTTP client: httpexpect with a reporter that works
+// outside testing.T, a printer that records every exchange of a scenario, and
+// the masking that keeps tokens out of everything the suite prints or writes.
+
+const maskedText = "[masked]"
+
+var (
+	// jwtShape matches anything that looks like a JWT, signed or not.
+	jwtShape = regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
+	// authorizationValue matches the value of an Authorization header as an
+	// HTTP dump, a JSON object or a Go map prints it; group 1 is the name and
+	// separator, group 2 the scheme (kept), group 3 the credentials.
+	authorizationValue = regexp.MustCompile(`(?i)(authorization["']?[ \t]*[:=][ \t]*[\["']*)((?:bearer|basic)[ \t]+)?([^"'\]\r\n]*)`)
+)
+
+// mask hides credentials in s: the value of any Authorization header, every
+// JWT-shaped string, and each of the given secrets wherever it appears.
+func mask(s string, secrets ...string) string {
+	s = authorizationValue.ReplaceAllStringFunc(s, func(m string) string {
+		g := authorizationValue.FindStringSubmatch(m)
+		if g[3] == "" {
+			return m
+		}
+		return g[1] + g[2] + maskedText
+	})
+	s = jwtShape.ReplaceAllString(s, maskedText)
+	for _, secret := range secrets {
+		if len(secret) >= 8 {
+			s = strings.ReplaceAll(s, secret, maskedText)
+		}
+	}
+	return s
+}
+
+// reporter collects httpexpect failures into the scenario's world; a step
+// turns them into its error (see world.checkpoint and suite.afterStep).
+type reporter struct{ w *world }
+
+func (r reporter) Errorf(message string, args ...any) {
+	r.w.addFailure(fmt.Sprintf(message, args...))
+}
+
+// recorder is an httpexpect printer that keeps each request and response of
+// the scenario, so that a failing step can show what it sent and got.
+type recorder struct{ w *world }
+
+// maxDumpBody bounds each request or response body kept in the record.
+const maxDumpBody = 4000
+
+func (p recorder) Request(req *http.Request) {
+	if req == nil {
+		return
+	}
+	dump, err := httputil.DumpRequestOut(req, true)
+	if err != nil {
+		dump = []byte(fmt.Sprintf("%s %s (request not dumpable: %v)", req.Method, req.URL, err))
+	}
+	p.w.recordRequest(truncate(string(dump)))
+}
+
+func (p recorder) Response(resp *http.Response, elapsed time.Duration) {
+	if resp == nil {
+		return
+	}
+	dump, err := httputil.DumpResponse(resp, true)
+	if err != nil {
+		dump = []byte(fmt.Sprintf("%s (response not dumpable: %v)", resp.Status, err))
+	}
+	p.w.recordResponse(truncate(string(dump)), elapsed)
+}
+
+func truncate(s string) string {
+	if len(s) <= maxDumpBody {
+		return s
+	}
+	return s[:maxDumpBody] + fmt.Sprintf("\n... (%d more bytes)", len(s)-maxDumpBody)
+}
+
+// exchange is one request and, when one came, its response.
+type exchange struct {
+	request  string
+	response string
+	elapsed  time.Duration
+}
+
+func (x exchange) String() string {
+	resp := x.response
+	if resp == "" {
+		resp = "(no response)"
+	}
+	return fmt.Sprintf("--> %s\n<-- (%s) %s", strings.TrimSpace(x.request), x.elapsed.Round(time.Millisecond), strings.TrimSpace(resp))
+}
+
+// newExpect builds the scenario's httpexpect instance.
+func newExpect(w *world) *httpexpect.Expect {
+	return httpexpect.WithConfig(httpexpect.Config{
+		TestName: w.name,
+		// Every request names its full URL (see world.send), so this base
+		// is only a default.
+		BaseURL:  w.suite.target.GMS,
+		Reporter: reporter{w},
+		Client:   &http.Client{Timeout: 30 * time.Second},
+		Printers: []httpexpect.Printer{recorder{w}},
+		Formatter: &httpexpect.DefaultFormatter{
+			DisableRequests:  true, // the recorder shows them, masked
+			DisableResponses: true,
+			ColorMode:        httpexpect.ColorModeNever,
+		},
+	})
+}
+
+// caller is who sends a request: a person with a token, the administrator,
+// or someone without a token, and the tiers they send it to.
+type caller struct {
+	name     string // as a scenario names them: "Ann", "the administrator"
+	token    string // "" sends no Authorization header
+	gms      string
+	frontend string
+}
+
+// request is what world.send sends.
+type request struct {
+	method      string
+	url         string
+	contentType string
+	body        []byte
+	headers     map[string]string
+}
+
+// answer is what came back, with what a later step needs to judge it.
+type answer struct {
+	caller string // who sent the request
+	what   string // what was attempted, for messages
+	status int    // 0 when no response came
+	header http.Header
+	body   []byte
+	resp   *httpexpect.Response
+	// noEffect reads back that the attempt changed nothing; steps that
+	// judge a refusal call it. Reads set it to nothingToCheck.
+	noEffect func() error
+}
+
+// nothingToCheck is the no-effect check of an attempt that cannot change
+// anything (a read).
+func nothingToCheck() error { return nil }
+
+// send makes one request as c and records the exchange.
+func (w *world) send(c caller, r request) *answer {
+	req := w.http.Request(r.method, "").WithURL(r.url)
+	if u, err := url.Parse(r.url); err == nil {
+		// The request was made against the base URL: send the Host of the
+		// URL it goes to.
+		req = req.WithHost(u.Host)
+	}
+	if c.token != "" {
+		req = req.WithHeader("Authorization", "Bearer "+c.token)
+	}
+	if r.contentType != "" {
+		req = req.WithHeader("Content-Type", r.contentType)
+	}
+	for k, v := range r.headers {
+		req = req.WithHeader(k, v)
+	}
+	if r.body != nil {
+		req = req.WithBytes(r.body)
+	}
+	resp := req.Expect()
+	a := &answer{caller: c.name, resp: resp, header: http.Header{}}
+	if raw := resp.Raw(); raw != nil {
+		a.status = raw.StatusCode
+		a.header = raw.Header
+		a.body = []byte(resp.Body().Raw())
+	}
+	return a
+}
+
+// sendJSON posts v as JSON to endpoint as c.
+func (w *world) sendJSON(c caller, endpoint string, v any, headers map[string]string) *answer {
+	body, err := json.Marshal(v)
+	if err != nil {
+		w.addFailure(fmt.Sprintf("encoding a request body: %v", err))
+		return &answer{caller: c.name, header: http.Header{}}
+	}
+	return w.send(c, request{method: http.MethodPost, url: endpoint, contentType: "application/json", body: body, headers: headers})
+}
+
+// graphQLRequest is the body of a GraphQL request over HTTP.
+type graphQLRequest struct {
+	Query     string         `json:"query"`
+	Variables map[string]any `json:"variables,omitempty"`
+}
+
+// graphQLAnswer is the body of a GraphQL response.
+type graphQLAnswer struct {
+	Data   map[string]json.RawMessage `json:"data"`
+	Errors []graphQLError             `json:"errors"`
+}
+
+type graphQLError struct {
+	Message    string `json:"message"`
+	Extensions struct {
+		Code any    `json:"code"` // a number in DataHub; a string is tolerated
+		Type string `json:"type"`
+	} `json:"extensions"`
+}
+
+func (e graphQLError) code() string {
+	switch c := e.Extensions.Code.(type) {
+	case nil:
+		return ""
+	case float64:
+		return fmt.Sprintf("%.0f", c)
+	default:
+		return fmt.Sprint(c)
+	}
+}
+
+// graphql posts a GraphQL document to the metadata service as c.
+func (w *world) graphql(c caller, doc string, vars map[string]any) *answer {
+	return w.graphqlAt(c, c.gms+"/api/graphql", doc, vars)
+}
+
+// graphqlAt posts a GraphQL document to the endpoint as c.
+func (w *world) graphqlAt(c caller, endpoint, doc string, vars map[string]any) *answer {
+	a := w.sendJSON(c, endpoint, graphQLRequest{Query: doc, Variables: vars}, nil)
+	a.what = "a GraphQL request"
+	return a
+}
+
+// decodeGraphQL reads a GraphQL answer; it fails when the body is not one.
+func (a *answer) decodeGraphQL() (graphQLAnswer, error) {
+	var g graphQLAnswer
+	if a.status == 0 {
+		return g, fmt.Errorf("no answer came to %s", a.what)
+	}
+	if err := json.Unmarshal(a.body, &g); err != nil {
+		return g, fmt.Errorf("the answer to %s (status %d) is not a GraphQL response: %v", a.what, a.status, err)
+	}
+	return g, nil
+}
+
+// data decodes the GraphQL field into v, failing on any error in the answer.
+func (a *answer) data(field string, v any) error {
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return fmt.Errorf("%s answered status %d", a.what, a.status)
+	}
+	if len(g.Errors) > 0 {
+		e := g.Errors[0]
+		return fmt.Errorf("%s failed: %q (code %s, type %s)", a.what, e.Message, e.code(), e.Extensions.Type)
+	}
+	raw, ok := g.Data[field]
+	if !ok {
+		return fmt.Errorf("the answer to %s has no data.%s", a.what, field)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return fmt.Errorf("data.%s of the answer to %s is not as expected: %v", field, a.what, err)
+	}
+	return nil
+}
+
+// jsonBody decodes a non-GraphQL JSON body into v.
+func (a *answer) jsonBody(v any) error {
+	if a.status == 0 {
+		return fmt.Errorf("no answer came to %s", a.what)
+	}
+	dec := json.NewDecoder(bytes.NewReader(a.body))
+	if err := dec.Decode(v); err != nil && err != io.EOF {
+		return fmt.Errorf("the answer to %s (status %d) is not the JSON expected: %v", a.what, a.status, err)
+	}
+	return nil
+}

@@ -1,0 +1,53 @@
+package steps
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// documents are the GraphQL documents the steps send, read once per run
+// from fixtures/graphql, one file per document, named by meaning.
+type documents struct {
+	me                     string
+	appConfig              string
+	createTag              string
+	tag                    string
+	deleteTag              string
+	createAccessToken      string
+	revokeAccessToken      string
+	listAccessTokens       string
+	getAccessTokenMetadata string
+	createPolicy           string
+	updatePolicy           string
+	deletePolicy           string
+	listPolicies           string
+}
+
+// loadDocuments reads every document from dir.
+func loadDocuments(dir string) (documents, error) {
+	var d documents
+	files := map[string]*string{
+		"me.graphql":                        &d.me,
+		"app_config.graphql":                &d.appConfig,
+		"create_tag.graphql":                &d.createTag,
+		"tag.graphql":                       &d.tag,
+		"delete_tag.graphql":                &d.deleteTag,
+		"create_access_token.graphql":       &d.createAccessToken,
+		"revoke_access_token.graphql":       &d.revokeAccessToken,
+		"list_access_tokens.graphql":        &d.listAccessTokens,
+		"get_access_token_metadata.graphql": &d.getAccessTokenMetadata,
+		"create_policy.graphql":             &d.createPolicy,
+		"update_policy.graphql":             &d.updatePolicy,
+		"delete_policy.graphql":             &d.deletePolicy,
+		"list_policies.graphql":             &d.listPolicies,
+	}
+	for name, into := range files {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			return documents{}, fmt.Errorf("reading the GraphQL document %s: %w", name, err)
+		}
+		*into = string(b)
+	}
+	return d, nil
+}

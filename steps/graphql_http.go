@@ -1,0 +1,140 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// frontendGraphQLPath is where the frontend answers GraphQL, by the name
+// graphql_http.feature gives the endpoint.
+func frontendGraphQLPath(endpoint string) string {
+	if endpoint == "v2 GraphQL" {
+		return "/api/v2/graphql"
+	}
+	return "/api/graphql"
+}
+
+// getURL is the GraphQL endpoint with a request in the query string, the
+// way GraphQL over GET would carry it.
+func getURL(gms, doc string, vars map[string]any) string {
+	q := url.Values{"query": {doc}}
+	if vars != nil {
+		v, _ := json.Marshal(vars)
+		q.Set("variables", string(v))
+	}
+	return gms + "/api/graphql?" + q.Encode()
+}
+
+// Steps.
+
+func asksWhoSheIsThroughFrontend(ctx context.Context, name, endpoint string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.last = w.askWhoAmI(c, c.frontend+frontendGraphQLPath(endpoint))
+	return w.checkpoint()
+}
+
+func sendsQueryByMethod(ctx context.Context, name, method string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	r := request{method: method, url: c.gms + "/api/graphql"}
+	if method == http.MethodGet {
+		r.url = getURL(c.gms, w.suite.docs.me, nil)
+	} else {
+		r.contentType = "application/json"
+		r.body, _ = json.Marshal(graphQLRequest{Query: w.suite.docs.me})
+	}
+	a := w.send(c, r)
+	a.what = fmt.Sprintf("%s sending a query by %s", name, method)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+func sendsTagCreationByGET(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	t := w.newTag()
+	w.tag = t
+	vars := map[string]any{"input": map[string]any{"id": t.id, "name": t.name, "description": t.description}}
+	a := w.send(c, request{method: http.MethodGet, url: getURL(c.gms, w.suite.docs.createTag, vars)})
+	a.what = fmt.Sprintf("%s sending the creation of the tag %s by GET", name, t.urn)
+	a.noEffect = func() error { return w.tagAbsent(t) }
+	w.undoTag(t)
+	w.last = a
+	return w.checkpoint()
+}
+
+// sendBody posts body to the GraphQL endpoint as name, with contentType.
+func (w *world) sendBody(name, contentType string, body []byte, what string) error {
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	a := w.send(c, request{method: http.MethodPost, url: c.gms + "/api/graphql", contentType: contentType, body: body})
+	a.what = fmt.Sprintf("%s sending %s", name, what)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+func sendsBodyNotJSON(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	w.echoMarker = "catalogspec-echo-" + w.id
+	body := fmt.Sprintf(`{"query": "query me { me { corpUser { urn } } }", "variables": {"marker": %q`, w.echoMarker)
+	return w.sendBody(name, "application/json", []byte(body), "a body that is not valid JSON")
+}
+
+func sendsBodyWithoutQuery(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	w.echoMarker = "catalogspec-echo-" + w.id
+	body, _ := json.Marshal(map[string]any{"variables": map[string]string{"marker": w.echoMarker}, "operationName": w.echoMarker})
+	return w.sendBody(name, "application/json", body, "a body without a query")
+}
+
+func sendsQueryAsPlainText(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	body, _ := json.Marshal(graphQLRequest{Query: w.suite.docs.me})
+	return w.sendBody(name, "text/plain", body, "a query declared as plain text")
+}
+
+func answerAllowsOnlyPOST(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	a.resp.Header("Allow").IsEqual(http.MethodPost)
+	return w.checkpoint()
+}
+
+func answerDoesNotEcho(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if w.echoMarker == "" {
+		return w.fail("no marked body was sent")
+	}
+	if a.status == 0 {
+		return w.fail("no answer came to %s", a.what)
+	}
+	if strings.Contains(string(a.body), w.echoMarker) {
+		return w.fail("the answer to %s repeats the body that was sent", a.what)
+	}
+	return nil
+}

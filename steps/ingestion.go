@@ -1,0 +1,162 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+)
+
+// proposal is the body of POST /aspects?action=ingestProposal: one aspect
+// of one entity, upserted, its value as JSON text.
+type proposal struct {
+	Proposal proposalBody `json:"proposal"`
+}
+
+type proposalBody struct {
+	EntityType string      `json:"entityType"`
+	EntityURN  string      `json:"entityUrn"`
+	ChangeType string      `json:"changeType"`
+	AspectName string      `json:"aspectName"`
+	Aspect     aspectValue `json:"aspect"`
+}
+
+type aspectValue struct {
+	Value       string `json:"value"`
+	ContentType string `json:"contentType"`
+}
+
+// restliHeaders are the headers DataHub's ingestion clients send.
+var restliHeaders = map[string]string{"X-RestLi-Protocol-Version": "2.0.0"}
+
+// ingest sends a proposal that upserts the aspect as c to the metadata
+// service at base (the GMS, or the frontend's /api/gms).
+func (w *world) ingest(c caller, base, entityType, urn, aspectName string, value any) *answer {
+	text, err := json.Marshal(value)
+	if err != nil {
+		w.addFailure(fmt.Sprintf("encoding the aspect %s: %v", aspectName, err))
+	}
+	body := proposal{Proposal: proposalBody{
+		EntityType: entityType, EntityURN: urn, ChangeType: "UPSERT", AspectName: aspectName,
+		Aspect: aspectValue{Value: string(text), ContentType: "application/json"},
+	}}
+	a := w.sendJSON(c, base+"/aspects?action=ingestProposal", body, restliHeaders)
+	a.what = fmt.Sprintf("%s ingesting %s of %s", c.name, aspectName, urn)
+	return a
+}
+
+// mustIngest ingests as c at c's metadata service; it must succeed.
+func (w *world) mustIngest(c caller, entityType, urn, aspectName string, value any) error {
+	a := w.ingest(c, c.gms, entityType, urn, aspectName, value)
+	return w.ingested(a, urn)
+}
+
+// ingested checks that a is the answer to a successful ingestion of urn.
+func (w *world) ingested(a *answer, urn string) error {
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	var body struct {
+		Value string `json:"value"`
+	}
+	if err := a.jsonBody(&body); err != nil {
+		return w.failed(err)
+	}
+	if body.Value != urn {
+		return w.fail("%s answered value %q, expected %q", a.what, body.Value, urn)
+	}
+	return nil
+}
+
+// datasetRecord is a dataset a scenario writes, or means to.
+type datasetRecord struct {
+	urn         string
+	description string
+}
+
+func (w *world) newDataset() *datasetRecord {
+	name := w.unique("dataset")
+	return &datasetRecord{
+		urn:         fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,%s,PROD)", name),
+		description: "Described by the catalogspec scenario " + name,
+	}
+}
+
+// datasetProperties is the datasetProperties aspect the suite writes.
+type datasetProperties struct {
+	Description      string            `json:"description"`
+	CustomProperties map[string]string `json:"customProperties"`
+}
+
+// attemptIngestDescription sends d's description as c to base.
+func (w *world) attemptIngestDescription(c caller, base string, d *datasetRecord) *answer {
+	a := w.ingest(c, base, "dataset", d.urn, "datasetProperties", datasetProperties{Description: d.description, CustomProperties: map[string]string{}})
+	a.noEffect = func() error { return w.datasetAbsent(d) }
+	return a
+}
+
+// datasetAbsent checks that nothing is stored for d.
+func (w *world) datasetAbsent(d *datasetRecord) error {
+	a := w.readEntity(w.reader(), tierGMS, d.urn, false)
+	if a.status != http.StatusNotFound {
+		return w.fail("%s answered status %d, expected 404: something was stored", a.what, a.status)
+	}
+	return nil
+}
+
+// Steps.
+
+func ingestsDescription(ctx context.Context, name, which string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	switch which {
+	case "a new dataset", "another new dataset":
+		w.dataset = w.newDataset()
+	case "that dataset":
+		if w.dataset == nil {
+			return w.fail("no dataset was named before")
+		}
+	}
+	w.last = w.attemptIngestDescription(c, c.gms, w.dataset)
+	return w.checkpoint()
+}
+
+func answerNamesDataset(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.ingested(a, w.dataset.urn)
+}
+
+func datasetDescriptionReadsBack(ctx context.Context, tier string) error {
+	w := theWorld(ctx)
+	if w.dataset == nil {
+		return w.fail("no dataset was written")
+	}
+	a := w.readEntity(w.reader(), tier, w.dataset.urn, false)
+	s, err := w.snapshotOf(a, "DatasetSnapshot")
+	if err != nil {
+		return err
+	}
+	var props datasetProperties
+	if err := w.aspect(s, "com.linkedin.dataset.DatasetProperties", &props); err != nil {
+		return err
+	}
+	if props.Description != w.dataset.description {
+		return w.fail("%s: DatasetProperties.description is %q, expected %q", a.what, props.Description, w.dataset.description)
+	}
+	return nil
+}
+
+func nothingStoredForDataset(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.dataset == nil {
+		return w.fail("no dataset was meant to be written")
+	}
+	return w.datasetAbsent(w.dataset)
+}

@@ -1,0 +1,194 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// person is someone a scenario names ("Ann", "Bob", "Mia"). Each scenario
+// maps the name to a user of its own, so scenarios never share users.
+type person struct {
+	name     string // as the scenario says it
+	username string
+	urn      string
+	exists   bool   // the user was made on the target
+	token    string // the token the administrator made for them: "Ann's token"
+	tokenID  string
+}
+
+// person returns the scenario's person called name, making the record (not
+// the user) on first mention.
+func (w *world) person(name string) *person {
+	p, ok := w.people[name]
+	if !ok {
+		username := fmt.Sprintf("catalogspec-%s-%s", strings.ToLower(name), w.id)
+		p = &person{name: name, username: username, urn: "urn:li:corpuser:" + username}
+		w.people[name] = p
+	}
+	return p
+}
+
+// admin is the administrator: a user holding every privilege.
+func (w *world) admin() caller {
+	t := w.suite.target
+	return caller{name: "the administrator", token: t.AdminToken, gms: t.GMS, frontend: t.Frontend}
+}
+
+// as is p using the token the administrator made for them.
+func (w *world) as(p *person) (caller, error) {
+	if p.token == "" {
+		return caller{}, w.fail("%s holds no personal access token: the scenario needs \"Given %s holds a personal access token\"", p.name, p.name)
+	}
+	return w.withToken(p.name, p.token), nil
+}
+
+// withToken is someone called name sending token.
+func (w *world) withToken(name, token string) caller {
+	t := w.suite.target
+	return caller{name: name, token: token, gms: t.GMS, frontend: t.Frontend}
+}
+
+// anonymous is someone without a token, at the auth-disabled deployment
+// when the scenario is about it.
+func (w *world) anonymous() caller {
+	t := w.suite.target
+	if w.noAuth {
+		return caller{name: "someone without a token", gms: t.NoAuthGMS}
+	}
+	return caller{name: "someone without a token", gms: t.GMS, frontend: t.Frontend}
+}
+
+// reader is who reads back what a scenario did: the administrator, or, on
+// the auth-disabled deployment, someone without a token.
+func (w *world) reader() caller {
+	if w.noAuth {
+		return w.anonymous()
+	}
+	return w.admin()
+}
+
+// corpUserInfo is the corpUserInfo aspect of a scenario's user.
+type corpUserInfo struct {
+	Active      bool   `json:"active"`
+	DisplayName string `json:"displayName"`
+	Email       string `json:"email"`
+}
+
+// ensureUser makes p's user on the target, through ingestion by the
+// administrator, unless it was made already.
+func (w *world) ensureUser(p *person) error {
+	if p.exists {
+		return nil
+	}
+	admin := w.admin()
+	if err := w.mustIngest(admin, "corpuser", p.urn, "corpUserKey", map[string]string{"username": p.username}); err != nil {
+		return err
+	}
+	info := corpUserInfo{Active: true, DisplayName: p.name + " (catalogspec)", Email: p.username + "@example.com"}
+	if err := w.mustIngest(admin, "corpuser", p.urn, "corpUserInfo", info); err != nil {
+		return err
+	}
+	p.exists = true
+	return nil
+}
+
+// giveToken makes p's user and has the administrator create a personal
+// access token for them.
+func (w *world) giveToken(p *person) error {
+	if err := w.ensureUser(p); err != nil {
+		return err
+	}
+	tok, err := w.mustCreateToken(w.admin(), p)
+	if err != nil {
+		return err
+	}
+	p.token, p.tokenID = tok.raw, tok.meta.ID
+	return nil
+}
+
+// meView is the part of `me` the suite reads.
+type meView struct {
+	CorpUser struct {
+		URN      string `json:"urn"`
+		Username string `json:"username"`
+	} `json:"corpUser"`
+}
+
+// askWhoAmI sends `me` as c to the endpoint (the metadata service's
+// GraphQL endpoint when endpoint is "").
+func (w *world) askWhoAmI(c caller, endpoint string) *answer {
+	if endpoint == "" {
+		endpoint = c.gms + "/api/graphql"
+	}
+	a := w.graphqlAt(c, endpoint, w.suite.docs.me, nil)
+	a.what = c.name + " asking who they are"
+	a.noEffect = nothingToCheck
+	return a
+}
+
+// answerNames checks that a `me` answer names the user urn.
+func (w *world) answerNames(a *answer, urn string) error {
+	var me *meView
+	if err := a.data("me", &me); err != nil {
+		return w.failed(err)
+	}
+	if me == nil {
+		return w.fail("%s: `me` is null, expected %s", a.what, urn)
+	}
+	if me.CorpUser.URN != urn {
+		return w.fail("%s: `me` names %q, expected %q", a.what, me.CorpUser.URN, urn)
+	}
+	return nil
+}
+
+// Steps.
+
+func holdsToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	return w.giveToken(w.person(name))
+}
+
+func isAUser(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	return w.ensureUser(w.person(name))
+}
+
+func asksWhoSheIs(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.last = w.askWhoAmI(c, "")
+	return w.checkpoint()
+}
+
+func answerNamesSignedInUser(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	if w.last == nil {
+		return w.fail("no request was made to judge")
+	}
+	return w.answerNames(w.last, w.person(name).urn)
+}
+
+func tokenWorks(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	return w.answerNames(w.askWhoAmI(c, ""), p.urn)
+}
+
+func tokenIsRefused(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	a := w.askWhoAmI(c, "")
+	a.what = c.name + "'s token asking who it stands for"
+	return w.refusedWithInvalidToken(a)
+}

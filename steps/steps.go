@@ -1,0 +1,229 @@
+package steps
+
+import (
+	"context"
+	"net/http"
+	"slices"
+)
+
+// Fragments of step patterns.
+const (
+	who      = `([A-Z][a-z]+)`                // a person: "Ann", "Bob", "Mia"
+	pronoun  = `(?:she|he|they)`              // who a person is
+	own      = `(?:her|his|their)`            // what a person has
+	self     = `(?:herself|himself|themself)` // for whom a person acts
+	verbIs   = `(?:is|are)`                   // "she is", "they are"
+	priv     = `([A-Z][A-Z_]+)`               // a privilege: "CREATE_TAGS"
+	anyoneOf = `(herself|himself|themself|[A-Z][a-z]+)`
+)
+
+// stepRegistrar is where steps are registered: godog's ScenarioContext, or a
+// recorder in the tests that check every feature step is defined.
+type stepRegistrar interface {
+	Step(expr, stepFunc any)
+}
+
+// registerSteps registers every step of the suite. Each pattern is anchored.
+func registerSteps(s stepRegistrar) {
+	// People and their tokens.
+	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
+	s.Step(`^`+who+` is a user$`, isAUser)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`$`, asksWhoSheIs)
+	s.Step(`^the answer names `+who+` as the signed-in user$`, answerNamesSignedInUser)
+	s.Step(`^`+who+`'s token works$`, tokenWorks)
+	s.Step(`^`+who+`'s token is refused$`, tokenIsRefused)
+
+	// Privileges.
+	s.Step(`^`+who+` is granted `+priv+`$`, isGranted)
+	s.Step(`^`+who+` is granted `+priv+` on a new dataset only$`, isGrantedOnNewDatasetOnly)
+	s.Step(`^the policy granting `+who+` `+priv+` is (set INACTIVE|deleted)$`, grantingPolicyChanges)
+	s.Step(`^no policy lets every user (generate personal access tokens|read entities)$`, noPolicyLetsEveryUser)
+	s.Step(`^`+who+` grants `+self+` every platform privilege with a new policy$`, grantsHerselfEverything)
+
+	// Judging answers.
+	s.Step(`^the answer has status (\d{3})$`, answerHasStatus)
+	s.Step(`^`+who+` is rejected as unauthorized$`, isRejectedAsUnauthorized)
+	s.Step(`^the request is refused as a conflict$`, refusedAsConflict)
+
+	// GraphQL over HTTP.
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the frontend's (GraphQL|v2 GraphQL) endpoint$`, asksWhoSheIsThroughFrontend)
+	s.Step(`^`+who+` sends a query to the GraphQL endpoint by (GET|PUT|PATCH|DELETE)$`, sendsQueryByMethod)
+	s.Step(`^`+who+` sends a tag creation to the GraphQL endpoint by GET$`, sendsTagCreationByGET)
+	s.Step(`^`+who+` sends a GraphQL request whose body is not valid JSON$`, sendsBodyNotJSON)
+	s.Step(`^`+who+` sends a GraphQL request whose body has no query$`, sendsBodyWithoutQuery)
+	s.Step(`^`+who+` sends a GraphQL query declared as plain text$`, sendsQueryAsPlainText)
+	s.Step(`^the answer says that only POST is allowed$`, answerAllowsOnlyPOST)
+	s.Step(`^the answer does not repeat the body that was sent$`, answerDoesNotEcho)
+
+	// Tags.
+	s.Step(`^a tag exists$`, aTagExists)
+	s.Step(`^`+who+` creates a tag$`, createsATag)
+	s.Step(`^`+who+` has created a tag$`, hasCreatedATag)
+	s.Step(`^`+who+` creates another tag with the same id$`, createsAnotherTagWithSameID)
+	s.Step(`^`+who+` creates a tag with the new token$`, createsATagWithNewToken)
+	s.Step(`^`+who+` can create a tag$`, canCreateATag)
+	s.Step(`^`+who+` (?:cannot|can no longer) create a tag$`, cannotCreateATag)
+	s.Step(`^the answer is the URN of the tag$`, answerIsTagURN)
+	s.Step(`^the tag exists with its name and description$`, tagExistsWithNameAndDescription)
+	s.Step(`^the tag reads back with its name and description through the `+tiers+` entity path$`, tagReadsBackThrough)
+	s.Step(`^the tag does not exist$`, tagDoesNotExist)
+	s.Step(`^the first tag is unchanged$`, firstTagIsUnchanged)
+
+	// Authentication.
+	s.Step(`^a request without a token reaches `+surfaces+`$`, requestWithoutTokenReaches)
+	s.Step(`^the request is refused with 401 and a Bearer challenge$`, refusedWith401AndBearerChallenge)
+	s.Step(`^the challenge says the token is invalid$`, challengeSaysTokenInvalid)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` with `+badTokens+`$`, asksWhoSheIsWithBadToken)
+	s.Step(`^the administrator revokes `+who+`'s token$`, adminRevokesToken)
+	s.Step(`^the administrator suspends `+who+`$`, adminSuspends)
+	s.Step(`^`+who+` reads the app configuration$`, readsAppConfig)
+	s.Step(`^token authentication is reported as (enabled|disabled)$`, tokenAuthReportedAs)
+
+	// Tokens.
+	s.Step(`^`+who+` creates a personal access token for `+anyoneOf+`$`, createsTokenFor)
+	s.Step(`^`+who+` has created a personal access token for `+anyoneOf+`$`, hasCreatedTokenFor)
+	s.Step(`^the new token acts as `+who+`$`, newTokenActsAs)
+	s.Step(`^the new token is refused$`, newTokenIsRefused)
+	s.Step(`^the new token is described with `+who+` as its actor and `+who+` as its owner$`, newTokenIsDescribed)
+	s.Step(`^the new token is a JWT signed with HS256 that names `+who+`$`, newTokenIsHS256JWT)
+	s.Step(`^no token was created for `+who+`$`, noTokenCreatedFor)
+	s.Step(`^the answer holds the raw token$`, answerHoldsRawToken)
+	s.Step(`^the raw token appears in no token list and no token metadata$`, rawTokenAppearsNowhere)
+	s.Step(`^`+who+` lists `+own+` own tokens$`, listsOwnTokens)
+	s.Step(`^`+who+` lists tokens without saying whose$`, listsTokensWithoutSayingWhose)
+	s.Step(`^`+who+` lists the tokens `+who+` owns$`, listsTokensOwnedBy)
+	s.Step(`^the list includes the new token$`, listIncludesNewToken)
+	s.Step(`^`+who+`'s own token list does not include the new token$`, ownListExcludesNewToken)
+	s.Step(`^`+who+` revokes the new token$`, revokesNewToken)
+
+	// Entity paths.
+	s.Step(`^`+who+` reads the tag through the `+tiers+` entity path with a `+urnForms+` URN$`, readsTagThrough)
+	s.Step(`^`+who+` reads `+who+`'s user entity through the `+tiers+` entity path with a `+urnForms+` URN$`, readsUserEntityThrough)
+	s.Step(`^`+who+` reads `+own+` own user entity through the `+tiers+` entity path with a `+urnForms+` URN$`, readsOwnUserEntityThrough)
+	s.Step(`^`+who+` reads the tag through both entity paths$`, readsTagThroughBothPaths)
+	s.Step(`^`+who+` reads a tag that does not exist through the `+tiers+` entity path$`, readsMissingTagThrough)
+	s.Step(`^the answer is the tag's snapshot with its name and description$`, answerIsTagSnapshot)
+	s.Step(`^the answer is `+who+`'s user snapshot$`, answerIsUserSnapshot)
+	s.Step(`^both answers are the same$`, bothAnswersAreTheSame)
+	s.Step(`^`+who+` is refused when `+pronoun+` reads? `+who+`'s user entity$`, isRefusedReadingUserEntity)
+
+	// Ingestion.
+	s.Step(`^`+who+` ingests a description for (a new dataset|that dataset|another new dataset)$`, ingestsDescription)
+	s.Step(`^the answer names the dataset$`, answerNamesDataset)
+	s.Step(`^the dataset's description reads back through the `+tiers+` entity path$`, datasetDescriptionReadsBack)
+	s.Step(`^nothing was stored for the dataset$`, nothingStoredForDataset)
+
+	// Authentication disabled.
+	s.Step(`^the service runs with authentication disabled$`, serviceRunsWithAuthDisabled)
+	s.Step(`^someone without a token asks who they are$`, someoneWithoutTokenAsksWhoTheyAre)
+	s.Step(`^someone without a token creates a tag$`, someoneWithoutTokenCreatesTag)
+	s.Step(`^someone without a token reads the app configuration$`, someoneWithoutTokenReadsAppConfig)
+	s.Step(`^the answer names the system actor as the signed-in user$`, answerNamesSystemActor)
+}
+
+// lastAnswer is the answer to the scenario's last attempt.
+func (w *world) lastAnswer() (*answer, error) {
+	if w.last == nil {
+		return nil, w.fail("no request was made to judge")
+	}
+	return w.last, nil
+}
+
+// noEffect runs the attempt's read-back that it changed nothing.
+func (w *world) noEffect(a *answer) error {
+	if a.noEffect == nil {
+		return w.fail("%s has no read-back to show it changed nothing (a defect of the step that made it)", a.what)
+	}
+	return a.noEffect()
+}
+
+// isNotFound tells whether a is a not-found answer: HTTP 404, or a GraphQL
+// error with code 404 or type NOT_FOUND.
+func isNotFound(a *answer) bool {
+	if a.status == http.StatusNotFound {
+		return true
+	}
+	g, err := a.decodeGraphQL()
+	if err != nil || len(g.Errors) == 0 {
+		return false
+	}
+	return g.Errors[0].code() == "404" || g.Errors[0].Extensions.Type == "NOT_FOUND"
+}
+
+// rejectedAsUnauthorized is CONTRACT section 11: HTTP 401 or 403, or a
+// GraphQL error whose extensions.code is 401 or 403 (with the field null),
+// and the attempt had no effect, read back.
+func (w *world) rejectedAsUnauthorized(a *answer) error {
+	switch a.status {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return w.noEffect(a)
+	case http.StatusOK:
+	default:
+		return w.fail("%s answered status %d, expected a rejection as unauthorized (401, 403, or a GraphQL error with code 401 or 403)", a.what, a.status)
+	}
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	if len(g.Errors) == 0 {
+		return w.fail("%s succeeded, expected a rejection as unauthorized", a.what)
+	}
+	if code := g.Errors[0].code(); !slices.Contains([]string{"401", "403"}, code) {
+		return w.fail("%s failed with code %q (%q), expected 401 or 403", a.what, code, g.Errors[0].Message)
+	}
+	for field, v := range g.Data {
+		if string(v) != "null" {
+			return w.fail("%s was rejected but data.%s is %s, expected null", a.what, field, v)
+		}
+	}
+	return w.noEffect(a)
+}
+
+// Steps.
+
+func answerHasStatus(ctx context.Context, status int) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	a.resp.Status(status)
+	if err := w.checkpoint(); err != nil {
+		return err
+	}
+	if status >= 400 {
+		return w.noEffect(a)
+	}
+	return nil
+}
+
+func isRejectedAsUnauthorized(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.caller != name {
+		return w.fail("the last request was made by %s, not %s", a.caller, name)
+	}
+	return w.rejectedAsUnauthorized(a)
+}
+
+func refusedAsConflict(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	if len(g.Errors) == 0 {
+		return w.fail("%s succeeded, expected a conflict", a.what)
+	}
+	if e := g.Errors[0]; e.code() != "409" || (e.Extensions.Type != "" && e.Extensions.Type != "CONFLICT") {
+		return w.fail("%s failed with code %q and type %q (%q), expected 409 CONFLICT", a.what, e.code(), e.Extensions.Type, e.Message)
+	}
+	return w.noEffect(a)
+}

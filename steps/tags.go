@@ -1,0 +1,292 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+)
+
+// tagRecord is a tag a scenario makes or means to make.
+type tagRecord struct {
+	id          string
+	urn         string
+	name        string
+	description string
+}
+
+func (w *world) newTag() *tagRecord {
+	id := w.unique("tag")
+	return &tagRecord{
+		id:          id,
+		urn:         "urn:li:tag:" + id,
+		name:        "catalogspec tag " + id,
+		description: "Made by the catalogspec scenario: " + w.name,
+	}
+}
+
+// tagView is a tag as `tag(urn)` shows it.
+type tagView struct {
+	URN         string  `json:"urn"`
+	Name        string  `json:"name"`
+	Description *string `json:"description"`
+	Properties  *struct {
+		Name        string  `json:"name"`
+		Description *string `json:"description"`
+	} `json:"properties"`
+}
+
+// attemptCreateTag sends createTag for t as c. The tag is deleted at the end
+// of the scenario whatever the answer, since a broken target may make it.
+func (w *world) attemptCreateTag(c caller, t *tagRecord) *answer {
+	a := w.graphql(c, w.suite.docs.createTag, map[string]any{"input": map[string]any{
+		"id": t.id, "name": t.name, "description": t.description,
+	}})
+	a.what = fmt.Sprintf("%s creating the tag %s", c.name, t.urn)
+	a.noEffect = func() error { return w.tagAbsent(t) }
+	w.undoTag(t)
+	return a
+}
+
+// undoTag deletes t at the end of the scenario, if it exists then.
+func (w *world) undoTag(t *tagRecord) {
+	w.undo("delete the tag "+t.urn, func() error {
+		a := w.graphql(w.reader(), w.suite.docs.deleteTag, map[string]any{"urn": t.urn})
+		a.what = "deleting the tag " + t.urn
+		var out *bool
+		if err := a.data("deleteTag", &out); err != nil && !isNotFound(a) {
+			return err
+		}
+		return nil
+	})
+}
+
+// mustCreateTag creates t as c; it must succeed.
+func (w *world) mustCreateTag(c caller, t *tagRecord) error {
+	a := w.attemptCreateTag(c, t)
+	var urn *string
+	if err := a.data("createTag", &urn); err != nil {
+		return w.failed(err)
+	}
+	if urn == nil || *urn != t.urn {
+		return w.fail("%s answered %v, expected %q", a.what, deref(urn), t.urn)
+	}
+	return nil
+}
+
+// readTag reads t through `tag(urn)` as the reader.
+func (w *world) readTag(t *tagRecord) (*tagView, error) {
+	a := w.graphql(w.reader(), w.suite.docs.tag, map[string]any{"urn": t.urn})
+	a.what = "reading the tag " + t.urn
+	var v *tagView
+	if err := a.data("tag", &v); err != nil {
+		return nil, w.failed(err)
+	}
+	return v, nil
+}
+
+// tagReadsBack checks that t reads back with its name and description.
+func (w *world) tagReadsBack(t *tagRecord) error {
+	v, err := w.readTag(t)
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		return w.fail("the tag %s does not exist", t.urn)
+	}
+	var problems []string
+	if v.URN != t.urn {
+		problems = append(problems, fmt.Sprintf("urn is %q, expected %q", v.URN, t.urn))
+	}
+	// DataHub's deprecated top-level name may hold the id rather than the
+	// name; both are accepted. properties.name is the name.
+	if v.Name != t.name && v.Name != t.id {
+		problems = append(problems, fmt.Sprintf("name is %q, expected %q", v.Name, t.name))
+	}
+	if deref(v.Description) != t.description {
+		problems = append(problems, fmt.Sprintf("description is %q, expected %q", deref(v.Description), t.description))
+	}
+	if v.Properties == nil {
+		problems = append(problems, "properties are null")
+	} else {
+		if v.Properties.Name != t.name {
+			problems = append(problems, fmt.Sprintf("properties.name is %q, expected %q", v.Properties.Name, t.name))
+		}
+		if deref(v.Properties.Description) != t.description {
+			problems = append(problems, fmt.Sprintf("properties.description is %q, expected %q", deref(v.Properties.Description), t.description))
+		}
+	}
+	if len(problems) > 0 {
+		return w.fail("the tag %s does not read back as made: %v", t.urn, problems)
+	}
+	return nil
+}
+
+// tagAbsent checks that t does not exist: `tag(urn)` is null and the
+// metadata service's entity path does not find it.
+func (w *world) tagAbsent(t *tagRecord) error {
+	v, err := w.readTag(t)
+	if err != nil {
+		return err
+	}
+	if v != nil {
+		return w.fail("the tag %s exists (named %q)", t.urn, v.Name)
+	}
+	a := w.readEntity(w.reader(), tierGMS, t.urn, false)
+	if a.status != http.StatusNotFound {
+		return w.fail("%s answered status %d, expected 404: the tag exists", a.what, a.status)
+	}
+	return nil
+}
+
+// canCreateTag has p create a tag, which must work and read back.
+func (w *world) canCreateTag(p *person) error {
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	t := w.newTag()
+	if err := w.mustCreateTag(c, t); err != nil {
+		return err
+	}
+	return w.tagReadsBack(t)
+}
+
+// cannotCreateTag has c try to create a tag, which must be rejected as
+// unauthorized and leave no tag.
+func (w *world) cannotCreateTag(c caller) error {
+	t := w.newTag()
+	a := w.attemptCreateTag(c, t)
+	return w.rejectedAsUnauthorized(a)
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// Steps.
+
+func aTagExists(ctx context.Context) error {
+	w := theWorld(ctx)
+	w.tag = w.newTag()
+	return w.mustCreateTag(w.admin(), w.tag)
+}
+
+func createsATag(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.tag = w.newTag()
+	w.last = w.attemptCreateTag(c, w.tag)
+	return w.checkpoint()
+}
+
+func hasCreatedATag(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.tag = w.newTag()
+	return w.mustCreateTag(c, w.tag)
+}
+
+func createsAnotherTagWithSameID(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	if w.tag == nil {
+		return w.fail("no tag was made before")
+	}
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	first := *w.tag
+	w.firstTag = &first
+	second := w.newTag()
+	second.id, second.urn = first.id, first.urn
+	second.name = "another " + first.name
+	second.description = "Another description: " + first.description
+	w.last = w.attemptCreateTag(c, second)
+	w.last.noEffect = func() error { return w.tagReadsBack(&first) }
+	return w.checkpoint()
+}
+
+func canCreateATag(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	return w.canCreateTag(w.person(name))
+}
+
+func cannotCreateATag(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	return w.cannotCreateTag(c)
+}
+
+func createsATagWithNewToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	if tok.actor.name != name {
+		return w.fail("the new token stands for %s, not %s", tok.actor.name, name)
+	}
+	w.tag = w.newTag()
+	w.last = w.attemptCreateTag(w.withToken(name, tok.raw), w.tag)
+	return w.checkpoint()
+}
+
+func answerIsTagURN(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.last == nil || w.tag == nil {
+		return w.fail("no tag was made to judge")
+	}
+	var urn *string
+	if err := w.last.data("createTag", &urn); err != nil {
+		return w.failed(err)
+	}
+	if urn == nil || *urn != w.tag.urn {
+		return w.fail("%s answered %v, expected the plain string %q", w.last.what, deref(urn), w.tag.urn)
+	}
+	return nil
+}
+
+func tagExistsWithNameAndDescription(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.tag == nil {
+		return w.fail("no tag was made to judge")
+	}
+	return w.tagReadsBack(w.tag)
+}
+
+func tagReadsBackThrough(ctx context.Context, tier string) error {
+	w := theWorld(ctx)
+	if w.tag == nil {
+		return w.fail("no tag was made to judge")
+	}
+	return w.tagSnapshotIs(w.readEntity(w.reader(), tier, w.tag.urn, false), w.tag)
+}
+
+func tagDoesNotExist(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.tag == nil {
+		return w.fail("no tag was meant to judge")
+	}
+	return w.tagAbsent(w.tag)
+}
+
+func firstTagIsUnchanged(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.firstTag == nil {
+		return w.fail("no tag id was used twice")
+	}
+	return w.tagReadsBack(w.firstTag)
+}

@@ -1,0 +1,530 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// tokenMetadata is DataHub's AccessTokenMetadata.
+type tokenMetadata struct {
+	URN         string  `json:"urn"`
+	ID          string  `json:"id"`
+	Name        string  `json:"name"`
+	Description *string `json:"description"`
+	ActorURN    string  `json:"actorUrn"`
+	OwnerURN    string  `json:"ownerUrn"`
+	CreatedAt   int64   `json:"createdAt"`
+	ExpiresAt   *int64  `json:"expiresAt"`
+}
+
+// accessToken is DataHub's AccessToken: the raw token, shown once.
+type accessToken struct {
+	AccessToken string         `json:"accessToken"`
+	Metadata    *tokenMetadata `json:"metadata"`
+}
+
+// tokenRecord is a token a scenario made.
+type tokenRecord struct {
+	raw     string
+	meta    tokenMetadata
+	actor   *person
+	owner   string // name of who made it, as the scenario says it
+	created *answer
+}
+
+// tokenBaseline is what tokens stood for a user before an attempt to make
+// one, so that a refused attempt can be shown to have made none.
+type tokenBaseline struct {
+	actor *person
+	ids   map[string]bool
+}
+
+// tokenDuration is how long the tokens a scenario makes last.
+const tokenDuration = "ONE_HOUR"
+
+// attemptCreateToken sends createAccessToken as c for actor.
+func (w *world) attemptCreateToken(c caller, actor *person) *answer {
+	a := w.graphql(c, w.suite.docs.createAccessToken, map[string]any{"input": map[string]any{
+		"type":        "PERSONAL",
+		"actorUrn":    actor.urn,
+		"duration":    tokenDuration,
+		"name":        w.unique("token"),
+		"description": fmt.Sprintf("Made by %s for %s in the catalogspec scenario: %s", c.name, actor.name, w.name),
+	}})
+	a.what = fmt.Sprintf("%s creating a personal access token for %s", c.name, actor.name)
+	return a
+}
+
+// tokenFrom reads the token out of a createAccessToken answer and revokes
+// it at the end of the scenario.
+func (w *world) tokenFrom(a *answer, c caller, actor *person) (*tokenRecord, error) {
+	var tok *accessToken
+	if err := a.data("createAccessToken", &tok); err != nil {
+		return nil, w.failed(err)
+	}
+	if tok == nil || tok.AccessToken == "" || tok.Metadata == nil || tok.Metadata.ID == "" {
+		return nil, w.fail("%s answered without a token, or without its metadata and id", a.what)
+	}
+	w.secret(tok.AccessToken)
+	rec := &tokenRecord{raw: tok.AccessToken, meta: *tok.Metadata, actor: actor, owner: c.name, created: a}
+	w.undo("revoke the token "+rec.meta.ID, func() error { return w.revokeTolerant(rec.meta.ID) })
+	return rec, nil
+}
+
+// mustCreateToken has c create a token for actor; it must succeed.
+func (w *world) mustCreateToken(c caller, actor *person) (*tokenRecord, error) {
+	return w.tokenFrom(w.attemptCreateToken(c, actor), c, actor)
+}
+
+// revoke sends revokeAccessToken as c.
+func (w *world) revoke(c caller, id string) *answer {
+	a := w.graphql(c, w.suite.docs.revokeAccessToken, map[string]any{"tokenId": id})
+	a.what = fmt.Sprintf("%s revoking the token %s", c.name, id)
+	return a
+}
+
+// revokeTolerant revokes as the administrator; a token gone already is fine.
+func (w *world) revokeTolerant(id string) error {
+	a := w.revoke(w.admin(), id)
+	var ok bool
+	if err := a.data("revokeAccessToken", &ok); err != nil && !isNotFound(a) {
+		return err
+	}
+	return nil
+}
+
+// tokenFilter is DataHub's FacetFilterInput.
+type tokenFilter struct {
+	Field  string   `json:"field"`
+	Values []string `json:"values"`
+}
+
+// tokenList is DataHub's ListAccessTokenResult.
+type tokenList struct {
+	Start  int             `json:"start"`
+	Count  int             `json:"count"`
+	Total  int             `json:"total"`
+	Tokens []tokenMetadata `json:"tokens"`
+}
+
+func (l *tokenList) has(id string) bool {
+	return l != nil && slices.ContainsFunc(l.Tokens, func(t tokenMetadata) bool { return t.ID == id })
+}
+
+// listTokens sends listAccessTokens as c.
+func (w *world) listTokens(c caller, filters ...tokenFilter) *answer {
+	input := map[string]any{"start": 0, "count": 100}
+	if filters != nil {
+		input["filters"] = filters
+	}
+	a := w.graphql(c, w.suite.docs.listAccessTokens, map[string]any{"input": input})
+	var whose []string
+	for _, f := range filters {
+		whose = append(whose, f.Field+"="+strings.Join(f.Values, ","))
+	}
+	a.what = fmt.Sprintf("%s listing tokens (filters: %s)", c.name, strings.Join(whose, "; "))
+	a.noEffect = nothingToCheck
+	return a
+}
+
+// tokensFor lists, as the administrator, the ids of the tokens that stand
+// for p.
+func (w *world) tokensFor(p *person) (map[string]bool, error) {
+	a := w.listTokens(w.admin(), tokenFilter{Field: "actorUrn", Values: []string{p.urn}})
+	var l *tokenList
+	if err := a.data("listAccessTokens", &l); err != nil {
+		return nil, w.failed(err)
+	}
+	ids := map[string]bool{}
+	if l != nil {
+		for _, t := range l.Tokens {
+			// Filtered here too, in case a target ignores the filter.
+			if t.ActorURN == p.urn {
+				ids[t.ID] = true
+			}
+		}
+	}
+	return ids, nil
+}
+
+// newTokensSince lists the tokens that stand for b.actor beyond the
+// baseline.
+func (w *world) newTokensSince(b *tokenBaseline) ([]string, error) {
+	now, err := w.tokensFor(b.actor)
+	if err != nil {
+		return nil, err
+	}
+	var extra []string
+	for id := range now {
+		if !b.ids[id] {
+			extra = append(extra, id)
+		}
+	}
+	return extra, nil
+}
+
+// noNewTokens checks that no token stands for b.actor beyond the baseline.
+func (w *world) noNewTokens(b *tokenBaseline) error {
+	extra, err := w.newTokensSince(b)
+	if err != nil {
+		return err
+	}
+	if len(extra) > 0 {
+		return w.fail("%d token(s) were created for %s although the request was refused: %v", len(extra), b.actor.name, extra)
+	}
+	return nil
+}
+
+// revokeNewTokens revokes the tokens a refused attempt made anyway.
+func (w *world) revokeNewTokens(b *tokenBaseline) error {
+	extra, err := w.newTokensSince(b)
+	if err != nil {
+		return err
+	}
+	for _, id := range extra {
+		if err := w.revokeTolerant(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tokenMetadataOf asks for the metadata of a raw token, as the
+// administrator.
+func (w *world) tokenMetadataOf(raw string) (*answer, *tokenMetadata, error) {
+	a := w.graphql(w.admin(), w.suite.docs.getAccessTokenMetadata, map[string]any{"token": raw})
+	a.what = "the administrator asking for the metadata of the new token"
+	var m *tokenMetadata
+	if err := a.data("getAccessTokenMetadata", &m); err != nil {
+		return a, nil, w.failed(err)
+	}
+	if m == nil {
+		return a, nil, w.fail("%s: the answer is null", a.what)
+	}
+	return a, m, nil
+}
+
+func (w *world) theNewToken() (*tokenRecord, error) {
+	if w.newToken == nil {
+		return nil, w.fail("no token was made in this scenario")
+	}
+	return w.newToken, nil
+}
+
+// forWhom resolves "herself", "himself", "themself" or a name.
+func (w *world) forWhom(name, whom string) *person {
+	switch whom {
+	case "herself", "himself", "themself":
+		return w.person(name)
+	}
+	return w.person(whom)
+}
+
+// Steps.
+
+func createsTokenFor(ctx context.Context, name, whom string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	actor := w.forWhom(name, whom)
+	if err := w.ensureUser(actor); err != nil {
+		return err
+	}
+	before, err := w.tokensFor(actor)
+	if err != nil {
+		return err
+	}
+	baseline := &tokenBaseline{actor: actor, ids: before}
+	a := w.attemptCreateToken(c, actor)
+	a.noEffect = func() error { return w.noNewTokens(baseline) }
+	w.last = a
+	if g, err := a.decodeGraphQL(); err == nil && len(g.Errors) == 0 {
+		if w.newToken, err = w.tokenFrom(a, c, actor); err != nil {
+			return err
+		}
+	} else {
+		// A refused attempt, or a broken one that made a token anyway.
+		w.undo("revoke tokens made for "+actor.name+" by a refused attempt", func() error { return w.revokeNewTokens(baseline) })
+	}
+	w.tokenBaseline = baseline
+	return w.checkpoint()
+}
+
+func hasCreatedTokenFor(ctx context.Context, name, whom string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	actor := w.forWhom(name, whom)
+	if err := w.ensureUser(actor); err != nil {
+		return err
+	}
+	w.newToken, err = w.mustCreateToken(c, actor)
+	return err
+}
+
+func newTokenActsAs(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	a := w.askWhoAmI(w.withToken("the new token", tok.raw), "")
+	return w.answerNames(a, w.person(name).urn)
+}
+
+func newTokenIsRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	a := w.askWhoAmI(w.withToken("the new token", tok.raw), "")
+	return w.refusedWithInvalidToken(a)
+}
+
+func newTokenIsDescribed(ctx context.Context, actorName, ownerName string) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	actor, owner := w.person(actorName), w.person(ownerName)
+	_, m, err := w.tokenMetadataOf(tok.raw)
+	if err != nil {
+		return err
+	}
+	for _, got := range []struct {
+		where string
+		meta  tokenMetadata
+	}{{"the answer that created it", tok.meta}, {"getAccessTokenMetadata", *m}} {
+		if got.meta.ActorURN != actor.urn || got.meta.OwnerURN != owner.urn {
+			return w.fail("%s describes the new token with actor %q and owner %q; expected actor %q (%s) and owner %q (%s)",
+				got.where, got.meta.ActorURN, got.meta.OwnerURN, actor.urn, actor.name, owner.urn, owner.name)
+		}
+	}
+	if m.ID != tok.meta.ID {
+		return w.fail("getAccessTokenMetadata gives the id %q, the creating answer gave %q", m.ID, tok.meta.ID)
+	}
+	return nil
+}
+
+func newTokenIsHS256JWT(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	p := w.person(name)
+	claims := jwt.MapClaims{}
+	parsed, _, err := jwt.NewParser().ParseUnverified(tok.raw, claims)
+	if err != nil {
+		return w.fail("the new token is not a JWT: %v", err)
+	}
+	var problems []string
+	if alg, _ := parsed.Header["alg"].(string); alg != "HS256" {
+		problems = append(problems, fmt.Sprintf("alg is %q, expected HS256", alg))
+	}
+	want := map[string]string{"actorType": "USER", "actorId": p.username, "sub": p.username, "type": "PERSONAL", "version": "2"}
+	for k, v := range want {
+		got, ok := claims[k].(string)
+		if !ok || got != v {
+			problems = append(problems, fmt.Sprintf("claim %s is %v, expected the string %q", k, claims[k], v))
+		}
+	}
+	if jti, _ := claims["jti"].(string); jti == "" {
+		problems = append(problems, "claim jti is missing")
+	}
+	exp, err := claims.GetExpirationTime()
+	switch {
+	case err != nil || exp == nil:
+		problems = append(problems, "claim exp is missing or not a number, expected one for a ONE_HOUR token")
+	case exp.Before(time.Now()) || exp.After(time.Now().Add(time.Hour+5*time.Minute)):
+		problems = append(problems, fmt.Sprintf("claim exp is %s, expected about an hour from now", exp.UTC().Format(time.RFC3339)))
+	}
+	if len(problems) > 0 {
+		return w.fail("the new token is not as the contract says: %s", strings.Join(problems, "; "))
+	}
+	return nil
+}
+
+func noTokenCreatedFor(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b := w.tokenBaseline
+	if b == nil || b.actor.name != name {
+		return w.fail("no attempt to create a token for %s was made", name)
+	}
+	return w.noNewTokens(b)
+}
+
+func answerHoldsRawToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	if strings.Count(tok.raw, ".") != 2 {
+		return w.fail("the answer's accessToken is not a signed JWT (three dot-separated parts)")
+	}
+	if !strings.Contains(string(tok.created.body), tok.raw) {
+		return w.fail("the answer that created the token does not hold it")
+	}
+	return nil
+}
+
+func rawTokenAppearsNowhere(ctx context.Context) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	owner := tok.actor
+	c, err := w.as(owner)
+	if err != nil {
+		return err
+	}
+	own := tokenFilter{Field: "ownerUrn", Values: []string{owner.urn}}
+	answers := []*answer{w.listTokens(c, own), w.listTokens(w.admin(), own)}
+	for _, a := range answers {
+		var l *tokenList
+		if err := a.data("listAccessTokens", &l); err != nil {
+			return w.failed(err)
+		}
+		if !l.has(tok.meta.ID) {
+			return w.fail("%s does not list the new token %s", a.what, tok.meta.ID)
+		}
+	}
+	a, m, err := w.tokenMetadataOf(tok.raw)
+	if err != nil {
+		return err
+	}
+	if m.ID != tok.meta.ID {
+		return w.fail("%s gives the id %q, expected %q", a.what, m.ID, tok.meta.ID)
+	}
+	answers = append(answers, a)
+	for _, a := range answers {
+		if strings.Contains(string(a.body), tok.raw) {
+			return w.fail("the answer to %s contains the raw token", a.what)
+		}
+	}
+	return nil
+}
+
+func listsOwnTokens(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	w.last = w.listTokens(c, tokenFilter{Field: "ownerUrn", Values: []string{p.urn}})
+	return w.checkpoint()
+}
+
+func listsTokensWithoutSayingWhose(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.last = w.listTokens(c)
+	return w.checkpoint()
+}
+
+func listsTokensOwnedBy(ctx context.Context, name, owner string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.last = w.listTokens(c, tokenFilter{Field: "ownerUrn", Values: []string{w.person(owner).urn}})
+	return w.checkpoint()
+}
+
+func listIncludesNewToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	if w.last == nil {
+		return w.fail("no list was asked for")
+	}
+	var l *tokenList
+	if err := w.last.data("listAccessTokens", &l); err != nil {
+		return w.failed(err)
+	}
+	if !l.has(tok.meta.ID) {
+		return w.fail("%s does not include the new token %s", w.last.what, tok.meta.ID)
+	}
+	return nil
+}
+
+func ownListExcludesNewToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	a := w.listTokens(c, tokenFilter{Field: "ownerUrn", Values: []string{p.urn}})
+	var l *tokenList
+	if err := a.data("listAccessTokens", &l); err != nil {
+		return w.failed(err)
+	}
+	if l.has(tok.meta.ID) {
+		return w.fail("%s still includes the revoked token %s", a.what, tok.meta.ID)
+	}
+	return nil
+}
+
+func revokesNewToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	a := w.revoke(c, tok.meta.ID)
+	w.last = a
+	var ok bool
+	if err := a.data("revokeAccessToken", &ok); err != nil {
+		return w.failed(err)
+	}
+	if !ok {
+		return w.fail("%s answered false", a.what)
+	}
+	return nil
+}
+
+func adminRevokesToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if p.tokenID == "" {
+		return w.fail("%s holds no token", name)
+	}
+	a := w.revoke(w.admin(), p.tokenID)
+	var ok bool
+	if err := a.data("revokeAccessToken", &ok); err != nil {
+		return w.failed(err)
+	}
+	if !ok {
+		return w.fail("%s answered false", a.what)
+	}
+	return nil
+}

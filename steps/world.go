@@ -1,0 +1,357 @@
+package steps
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cucumber/godog"
+	"github.com/gavv/httpexpect/v2"
+)
+
+// suite is what every scenario of a run shares: the target, the GraphQL
+// documents, and the gate that lets @exclusive scenarios run alone. It is
+// built once per run by TestFeatures and never changes afterwards, except
+// for the gate and the count of skipped scenarios.
+type suite struct {
+	target *target
+	docs   documents
+
+	// gate is held for reading by ordinary scenarios and for writing by
+	// @exclusive ones, which change what every user may do.
+	gate    sync.RWMutex
+	skipped atomic.Int32
+}
+
+// world is the state of one scenario. It lives in the scenario's context
+// and dies with it.
+type world struct {
+	suite     *suite
+	name      string // the scenario's name
+	id        string // a random suffix that makes this scenario's names unique
+	exclusive bool   // tagged @exclusive: holds the gate for writing
+	locked    bool   // holds the gate
+	skipped   bool
+	noAuth    bool // talks to the auth-disabled deployment
+	seq       int  // numbers the things this scenario makes
+
+	http *httpexpect.Expect
+
+	mu        sync.Mutex // guards what the reporter and recorder write
+	failures  []string
+	exchanges []exchange
+	stepStart int // index of the current step's first exchange
+	secrets   []string
+
+	people   map[string]*person
+	policies map[string]*policyRecord // by person name and privilege
+	tag      *tagRecord               // the tag the scenario talks about
+	firstTag *tagRecord               // the tag an id was first used for
+	dataset  *datasetRecord           // the dataset the scenario talks about
+	newToken *tokenRecord             // the token the scenario made last
+	last     *answer                  // the answer to the last attempt
+	pair     [2]*answer               // two answers to compare
+
+	tokenBaseline *tokenBaseline // tokens for a user before an attempt to make one
+	echoMarker    string         // a marker sent in a body the answer must not echo
+
+	cleanups []cleanup
+}
+
+// cleanup undoes something the scenario did; After runs them in reverse.
+type cleanup struct {
+	what string
+	do   func() error
+}
+
+type worldKey struct{}
+
+func worldFrom(ctx context.Context) *world {
+	w, _ := ctx.Value(worldKey{}).(*world)
+	return w
+}
+
+// theWorld returns the scenario's world; steps call it first.
+func theWorld(ctx context.Context) *world {
+	w := worldFrom(ctx)
+	if w == nil {
+		// Only a step run outside the suite's hooks gets here.
+		panic("catalogspec: no world in the step's context")
+	}
+	return w
+}
+
+func newWorld(s *suite, sc *godog.Scenario) *world {
+	w := &world{
+		suite:    s,
+		name:     sc.Name,
+		id:       randomID(8),
+		people:   map[string]*person{},
+		policies: map[string]*policyRecord{},
+	}
+	for _, t := range sc.Tags {
+		if t.Name == "@exclusive" {
+			w.exclusive = true
+		}
+	}
+	w.http = newExpect(w)
+	w.secret(s.target.AdminToken)
+	return w
+}
+
+func hasTag(sc *godog.Scenario, tag string) bool {
+	for _, t := range sc.Tags {
+		if t.Name == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// initScenario wires the hooks and steps into each scenario.
+func (s *suite) initScenario(sc *godog.ScenarioContext) {
+	sc.Before(s.before)
+	sc.After(s.after)
+	sc.StepContext().Before(s.beforeStep)
+	sc.StepContext().After(s.afterStep)
+	registerSteps(sc)
+}
+
+func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
+	w := newWorld(s, sc)
+	ctx = context.WithValue(ctx, worldKey{}, w)
+	if hasTag(sc, "@auth-disabled") && s.target.NoAuthGMS == "" {
+		// Reported as skipped, never as passed: the target has no
+		// auth-disabled deployment.
+		w.skipped = true
+		return ctx, godog.ErrSkip
+	}
+	if w.exclusive {
+		s.gate.Lock()
+	} else {
+		s.gate.RLock()
+	}
+	w.locked = true
+	return ctx, nil
+}
+
+func (s *suite) after(ctx context.Context, sc *godog.Scenario, _ error) (context.Context, error) {
+	w := worldFrom(ctx)
+	if w == nil {
+		return ctx, nil
+	}
+	defer func() {
+		if !w.locked {
+			return
+		}
+		w.locked = false
+		if w.exclusive {
+			s.gate.Unlock()
+		} else {
+			s.gate.RUnlock()
+		}
+	}()
+	if w.skipped {
+		s.skipped.Add(1)
+	}
+	if err := w.cleanUp(); err != nil {
+		return ctx, err
+	}
+	return ctx, nil
+}
+
+func (s *suite) beforeStep(ctx context.Context, _ *godog.Step) (context.Context, error) {
+	if w := worldFrom(ctx); w != nil {
+		w.mu.Lock()
+		w.stepStart = len(w.exchanges)
+		w.failures = nil
+		w.mu.Unlock()
+	}
+	return ctx, nil
+}
+
+// afterStep turns failures httpexpect reported during the step, and that
+// the step did not collect itself, into the step's error.
+func (s *suite) afterStep(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+	w := worldFrom(ctx)
+	if w == nil {
+		return ctx, nil
+	}
+	failures := w.takeFailures()
+	if len(failures) == 0 {
+		return ctx, nil
+	}
+	if err != nil {
+		// The step's own error already shows its exchanges.
+		return ctx, errors.New(w.masked("also: " + strings.Join(failures, "\n")))
+	}
+	return ctx, w.fail("%s", strings.Join(failures, "\n"))
+}
+
+// cleanUp runs the cleanups in reverse order, all of them, and reports
+// those that failed.
+func (w *world) cleanUp() error {
+	var errs []string
+	for i := len(w.cleanups) - 1; i >= 0; i-- {
+		c := w.cleanups[i]
+		w.takeFailures()
+		err := c.do()
+		if f := w.takeFailures(); len(f) > 0 {
+			err = errors.Join(err, errors.New(strings.Join(f, "\n")))
+		}
+		if err != nil {
+			errs = append(errs, fmt.Sprintf("cleaning up (%s): %v", c.what, err))
+		}
+	}
+	w.cleanups = nil
+	if len(errs) > 0 {
+		return errors.New(w.masked(strings.Join(errs, "\n")) + w.exchangeLog())
+	}
+	return nil
+}
+
+// undo registers a cleanup for the end of the scenario.
+func (w *world) undo(what string, do func() error) {
+	w.cleanups = append(w.cleanups, cleanup{what: what, do: do})
+}
+
+// unique returns a name no other scenario or run uses.
+func (w *world) unique(kind string) string {
+	w.seq++
+	return fmt.Sprintf("catalogspec-%s-%s-%d", kind, w.id, w.seq)
+}
+
+// secret registers a value the suite must never print.
+func (w *world) secret(s string) {
+	if s == "" {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.secrets = append(w.secrets, s)
+}
+
+func (w *world) masked(s string) string {
+	w.mu.Lock()
+	secrets := append([]string(nil), w.secrets...)
+	w.mu.Unlock()
+	return mask(s, secrets...)
+}
+
+func (w *world) addFailure(msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.failures = append(w.failures, msg)
+}
+
+func (w *world) takeFailures() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f := w.failures
+	w.failures = nil
+	return f
+}
+
+func (w *world) recordRequest(dump string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.exchanges = append(w.exchanges, exchange{request: dump})
+}
+
+func (w *world) recordResponse(dump string, elapsed time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n := len(w.exchanges); n > 0 && w.exchanges[n-1].response == "" {
+		w.exchanges[n-1].response = dump
+		w.exchanges[n-1].elapsed = elapsed
+		return
+	}
+	w.exchanges = append(w.exchanges, exchange{response: dump, elapsed: elapsed})
+}
+
+// shownExchanges is how many exchanges a failing step shows.
+const shownExchanges = 4
+
+// exchangeLog renders the last exchanges of the current step (or, when it
+// made none, of the scenario), masked.
+func (w *world) exchangeLog() string {
+	w.mu.Lock()
+	xs := w.exchanges[w.stepStart:]
+	heading := "requests this step made"
+	if len(xs) == 0 {
+		xs = w.exchanges
+		heading = "this step made no requests; the scenario's last ones"
+		if len(xs) > 2 {
+			xs = xs[len(xs)-2:]
+		}
+	}
+	if len(xs) > shownExchanges {
+		heading += fmt.Sprintf(" (last %d of %d)", shownExchanges, len(xs))
+		xs = xs[len(xs)-shownExchanges:]
+	}
+	var b strings.Builder
+	for _, x := range xs {
+		b.WriteString("\n")
+		b.WriteString(x.String())
+	}
+	w.mu.Unlock()
+	if len(xs) == 0 {
+		return ""
+	}
+	return w.masked("\n\n" + heading + ":" + b.String())
+}
+
+// stepError is a step's failure, with the exchanges that led to it.
+type stepError struct{ text string }
+
+func (e *stepError) Error() string { return e.text }
+
+// fail returns a step error that shows the step's exchanges, masked.
+func (w *world) fail(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if f := w.takeFailures(); len(f) > 0 {
+		msg += "\n" + strings.Join(f, "\n")
+	}
+	return &stepError{text: w.masked(msg) + w.exchangeLog()}
+}
+
+// failed wraps err as a step error; nil stays nil.
+func (w *world) failed(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *stepError
+	if errors.As(err, &se) {
+		return err
+	}
+	return w.fail("%v", err)
+}
+
+// checkpoint returns a step error when httpexpect reported failures.
+func (w *world) checkpoint() error {
+	w.mu.Lock()
+	n := len(w.failures)
+	w.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return w.fail("the request did not go as expected:")
+}
+
+// randomID returns n random lowercase letters and digits.
+func randomID(n int) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail
+	}
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b)
+}
