@@ -85,10 +85,15 @@ func (b *backend) close() {
 	}
 }
 
-// open provides the database, applies migrations and builds the Service with
-// the token signing key and salt from the environment, or from the database
-// where they were generated once.
-func open(ctx context.Context, c common, getenv func(string) string, logger *slog.Logger) (_ *backend, err error) {
+// open provides the database, applies migrations, builds the Service with
+// the token signing key and salt from the environment (or from the database,
+// where they were generated once), and bootstraps the root user and the boot
+// policies. A root password it had to generate is shown once on announce.
+func open(ctx context.Context, c common, getenv func(string) string, announce, stderr io.Writer) (_ *backend, _ *slog.Logger, err error) {
+	logger, err := c.logger(stderr)
+	if err != nil {
+		return nil, nil, err
+	}
 	b := &backend{}
 	defer func() {
 		if err != nil {
@@ -97,34 +102,41 @@ func open(ctx context.Context, c common, getenv func(string) string, logger *slo
 	}()
 	b.provided, err = pgprovider.Provide(ctx, pgprovider.Options{DataDir: c.dataDir, Getenv: getenv, Logger: logger})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if b.db, err = postgres.Open(ctx, b.provided.URL); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := b.db.Migrate(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	key, err := secret(ctx, b.db, getenv, "DATAHUB_TOKEN_SERVICE_SIGNING_KEY", "token_signing_key")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	salt, err := secret(ctx, b.db, getenv, "DATAHUB_TOKEN_SERVICE_SALT", "token_salt")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	codec, err := jwt.New(key, getenv("DATAHUB_TOKEN_SERVICE_ISSUER"))
 	if err != nil {
-		return nil, fmt.Errorf("DATAHUB_TOKEN_SERVICE_SIGNING_KEY: %w", err)
+		return nil, nil, fmt.Errorf("DATAHUB_TOKEN_SERVICE_SIGNING_KEY: %w", err)
 	}
 	authEnabled := true
 	if v := getenv("METADATA_SERVICE_AUTH_ENABLED"); v != "" {
 		if authEnabled, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
-			return nil, fmt.Errorf("METADATA_SERVICE_AUTH_ENABLED must be true or false, not %q", v)
+			return nil, nil, fmt.Errorf("METADATA_SERVICE_AUTH_ENABLED must be true or false, not %q", v)
 		}
 	}
 	b.svc = reference.NewService(b.db, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger})
-	return b, nil
+	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if generated != "" {
+		fmt.Fprintf(announce, "catalogd: generated a password for the root user %s; it is shown this once: %s\n", reference.RootUser, generated)
+	}
+	return b, logger, nil
 }
 
 // secret returns the value of env, or a random value generated once and kept

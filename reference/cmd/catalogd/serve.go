@@ -30,22 +30,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	logger, err := c.logger(stderr)
-	if err != nil {
-		return err
-	}
-	b, err := open(ctx, c, getenv, logger)
+	b, logger, err := open(ctx, c, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
-	if err != nil {
-		return err
-	}
-	if generated != "" {
-		fmt.Fprintf(stdout, "catalogd: generated a password for the root user urn:li:corpuser:datahub; it is shown this once: %s\n", generated)
-	}
 
 	gmsLn, err := net.Listen("tcp", gmsAddr)
 	if err != nil {

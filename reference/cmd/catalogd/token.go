@@ -30,22 +30,11 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 	if name == "" {
 		return errors.New("token create: --name is required")
 	}
-	logger, err := c.logger(stderr)
-	if err != nil {
-		return err
-	}
-	b, err := open(ctx, c, getenv, logger)
+	b, logger, err := open(ctx, c, getenv, stderr, stderr)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
-	if err != nil {
-		return err
-	}
-	if generated != "" {
-		fmt.Fprintf(stderr, "catalogd: generated a password for the root user urn:li:corpuser:datahub; it is shown this once: %s\n", generated)
-	}
 	raw, info, err := b.svc.MintAccessToken(ctx, reference.CreateAccessTokenInput{ActorURN: actor, Name: name, Description: descr, Duration: duration})
 	if err != nil {
 		return fmt.Errorf("token create: %s", reference.ErrorMessageOf(err))
