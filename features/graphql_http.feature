@@ -66,3 +66,10 @@ Feature: GraphQL over HTTP
   Scenario: A body that is not declared as JSON is refused
     When Ann sends a GraphQL query declared as plain text
     Then the answer has status 415
+
+  @core
+  Scenario: A call refused for want of a privilege is answered as a GraphQL error
+    When Ann creates a tag
+    Then the answer has status 200
+    And the answer is DataHub's "unauthorized" GraphQL error
+    And the tag does not exist

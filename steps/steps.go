@@ -44,6 +44,7 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the answer has status (\d{3})$`, answerHasStatus)
 	s.Step(`^`+who+` is rejected as unauthorized$`, isRejectedAsUnauthorized)
 	s.Step(`^the request is refused as a conflict$`, refusedAsConflict)
+	s.Step(`^the answer is DataHub's "unauthorized" GraphQL error$`, answerIsUnauthorizedGraphQLError)
 
 	// GraphQL over HTTP.
 	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the frontend's (GraphQL|v2 GraphQL) endpoint$`, asksWhoSheIsThroughFrontend)
@@ -224,6 +225,39 @@ func refusedAsConflict(ctx context.Context) error {
 	}
 	if e := g.Errors[0]; e.code() != "409" || (e.Extensions.Type != "" && e.Extensions.Type != "CONFLICT") {
 		return w.fail("%s failed with code %q and type %q (%q), expected 409 CONFLICT", a.what, e.code(), e.Extensions.Type, e.Message)
+	}
+	return w.noEffect(a)
+}
+
+// unauthorizedMessage is the message DataHub gives a caller who lacks a
+// privilege (CONTRACT section 6).
+const unauthorizedMessage = "Unauthorized to perform this action. Please contact your DataHub administrator."
+
+// answerIsUnauthorizedGraphQLError checks DataHub's exact shape of a refusal:
+// the field null, errors[0] with DataHub's message and extensions
+// {"code": 403, "type": "UNAUTHORIZED"}, and nothing changed.
+func answerIsUnauthorizedGraphQLError(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	if len(g.Errors) == 0 {
+		return w.fail("%s succeeded, expected DataHub's unauthorized error", a.what)
+	}
+	e := g.Errors[0]
+	if e.Message != unauthorizedMessage || e.code() != "403" || e.Extensions.Type != "UNAUTHORIZED" {
+		return w.fail("%s failed with message %q, code %q and type %q; expected %q, 403 and UNAUTHORIZED",
+			a.what, e.Message, e.code(), e.Extensions.Type, unauthorizedMessage)
+	}
+	for field, v := range g.Data {
+		if string(v) != "null" {
+			return w.fail("%s was refused but data.%s is %s, expected null", a.what, field, v)
+		}
 	}
 	return w.noEffect(a)
 }
