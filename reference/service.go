@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 )
@@ -83,24 +84,38 @@ func (s *Service) activePolicies(ctx context.Context) ([]Policy, error) {
 	return out, nil
 }
 
-// can reports whether actor holds privilege on resource (zero for platform
-// privileges) under the policies as they are now.
+// can reports whether actor holds one of privileges on resource (zero for
+// platform privileges) under the policies as they are now.
 func (s *Service) can(ctx context.Context, a Actor, resource URN, privileges ...string) (bool, error) {
+	held, err := s.holds(ctx, a, resource, privileges...)
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(privileges, func(p string) bool { return held[p] }), nil
+}
+
+// holds reads the policies once and says which of privileges actor holds on
+// resource (zero for platform privileges).
+func (s *Service) holds(ctx context.Context, a Actor, resource URN, privileges ...string) (map[string]bool, error) {
+	held := make(map[string]bool, len(privileges))
 	if a.System {
-		return true, nil
+		for _, p := range privileges {
+			held[p] = true
+		}
+		return held, nil
 	}
 	policies, err := s.activePolicies(ctx)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	for _, p := range policies {
 		for _, priv := range privileges {
 			if p.Grants(a.URN, priv, resource) {
-				return true, nil
+				held[priv] = true
 			}
 		}
 	}
-	return false, nil
+	return held, nil
 }
 
 // require returns ErrUnauthorized unless the caller holds one of privileges.
@@ -128,14 +143,11 @@ func (s *Service) Me(ctx context.Context) (*CorpUser, PlatformPrivilegeSet, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	privs := PlatformPrivilegeSet{}
-	for _, p := range PlatformPrivileges {
-		ok, err := s.can(ctx, a, URN{}, p)
-		if err != nil {
-			return nil, nil, err
-		}
-		privs[p] = ok
+	held, err := s.holds(ctx, a, URN{}, PlatformPrivileges...)
+	if err != nil {
+		return nil, nil, err
 	}
+	privs := PlatformPrivilegeSet(held)
 	if a.System {
 		return &CorpUser{URN: a.URN, Username: a.URN.ID, Active: true}, privs, nil
 	}

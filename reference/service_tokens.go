@@ -132,20 +132,13 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 			return nil, 0, Errorf(EBADREQUEST, "cannot filter access tokens by %q", truncate(field, 50))
 		}
 	}
-	manager, err := s.can(ctx, caller, URN{}, PrivManageAccessTokens)
+	held, err := s.holds(ctx, caller, URN{}, PrivManageAccessTokens, PrivGenerateAccessTokens)
 	if err != nil {
 		return nil, 0, err
 	}
-	if !manager {
+	if !held[PrivManageAccessTokens] {
 		owners := in.Filters["ownerUrn"]
-		if len(owners) != 1 || owners[0] != caller.URN.String() {
-			return nil, 0, ErrUnauthorized
-		}
-		mayGenerate, err := s.can(ctx, caller, URN{}, PrivGenerateAccessTokens)
-		if err != nil {
-			return nil, 0, err
-		}
-		if !mayGenerate {
+		if !held[PrivGenerateAccessTokens] || len(owners) != 1 || owners[0] != caller.URN.String() {
 			return nil, 0, ErrUnauthorized
 		}
 	}
@@ -181,10 +174,11 @@ func (s *Service) RevokeAccessToken(ctx context.Context, id string) error {
 	if id == "" {
 		return Errorf(EBADREQUEST, "tokenId must not be empty")
 	}
-	manager, err := s.can(ctx, caller, URN{}, PrivManageAccessTokens)
+	held, err := s.holds(ctx, caller, URN{}, PrivManageAccessTokens, PrivGenerateAccessTokens)
 	if err != nil {
 		return err
 	}
+	manager := held[PrivManageAccessTokens]
 	info, err := s.tokenInfo(ctx, id)
 	if isNotFound(err) {
 		if manager {
@@ -195,14 +189,8 @@ func (s *Service) RevokeAccessToken(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if !manager {
-		mayGenerate, err := s.can(ctx, caller, URN{}, PrivGenerateAccessTokens)
-		if err != nil {
-			return err
-		}
-		if !mayGenerate || info.OwnerURN != caller.URN.String() {
-			return ErrUnauthorized
-		}
+	if !manager && (!held[PrivGenerateAccessTokens] || info.OwnerURN != caller.URN.String()) {
+		return ErrUnauthorized
 	}
 	if _, err := s.store.DeleteEntity(ctx, info.URN()); err != nil {
 		return err

@@ -34,7 +34,7 @@ type tiers struct {
 	logs          *strings.Builder
 }
 
-func start(t *testing.T, authEnabled bool) *tiers {
+func start(t testing.TB, authEnabled bool) *tiers {
 	t.Helper()
 	codec, err := jwt.New([]byte(strings.Repeat("s", 32)), "")
 	if err != nil {
@@ -66,7 +66,7 @@ type response struct {
 	body   string
 }
 
-func do(t *testing.T, method, url, token, contentType, body string, header ...string) response {
+func do(t testing.TB, method, url, token, contentType, body string, header ...string) response {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
@@ -298,5 +298,30 @@ func TestIngestionNeedsEditEntity(t *testing.T) {
 	}
 	if r := do(t, "POST", tr.gms.URL+"/aspects?action=other", tr.rootToken, "application/json", `{}`); r.status != 400 {
 		t.Errorf("unknown action: %d", r.status)
+	}
+}
+
+// BenchmarkAuthenticatedQuery measures one authenticated GraphQL request end
+// to end over loopback HTTP: token check, user and policy reads in Postgres,
+// execution. Run with: go test -run '^$' -bench . ./reference/httpapi/
+func BenchmarkAuthenticatedQuery(b *testing.B) {
+	tr := start(b, true)
+	body := `{"query":"{ me { corpUser { urn } platformPrivileges { createTags } } }"}`
+	client := &http.Client{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req, _ := http.NewRequest("POST", tr.gms.URL+"/api/graphql", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+tr.rootToken)
+		req.Header.Set("Content-Type", "application/json")
+		res, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			b.Fatalf("status %d", res.StatusCode)
+		}
 	}
 }
