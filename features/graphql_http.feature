@@ -21,6 +21,17 @@ Feature: GraphQL over HTTP
     Then the tag exists with its name and description
 
   @core
+  Scenario Outline: A query is answered in the media type the client accepts: <media type>
+    When Ann asks who she is, accepting <media type>
+    Then the answer comes as <media type>
+    And the answer names Ann as the signed-in user
+
+    Examples:
+      | media type                        |
+      | application/json                  |
+      | application/graphql-response+json |
+
+  @core
   Scenario Outline: The frontend answers queries on its <endpoint> endpoint
     When Ann asks who she is through the frontend's <endpoint> endpoint
     Then the answer names Ann as the signed-in user

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -135,6 +136,34 @@ func answerDoesNotEcho(ctx context.Context) error {
 	}
 	if strings.Contains(string(a.body), w.echoMarker) {
 		return w.fail("the answer to %s repeats the body that was sent", a.what)
+	}
+	return nil
+}
+
+func asksWhoSheIsAccepting(ctx context.Context, name, mediaType string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	a := w.sendJSON(c, c.gms+"/api/graphql", graphQLRequest{Query: w.suite.docs.me}, map[string]string{"Accept": mediaType})
+	a.what = c.name + " asking who they are, accepting " + mediaType
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// answerComesAs checks the media type of the last answer (any parameters,
+// such as a charset, aside).
+func answerComesAs(ctx context.Context, mediaType string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	got, _, err := mime.ParseMediaType(a.header.Get("Content-Type"))
+	if err != nil || got != mediaType {
+		return w.fail("%s came as %q, expected %s", a.what, a.header.Get("Content-Type"), mediaType)
 	}
 	return nil
 }

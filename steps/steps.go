@@ -48,6 +48,8 @@ func registerSteps(s stepRegistrar) {
 
 	// GraphQL over HTTP.
 	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the frontend's (GraphQL|v2 GraphQL) endpoint$`, asksWhoSheIsThroughFrontend)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, accepting (application/json|application/graphql-response\+json)$`, asksWhoSheIsAccepting)
+	s.Step(`^the answer comes as (application/json|application/graphql-response\+json)$`, answerComesAs)
 	s.Step(`^`+who+` sends a query to the GraphQL endpoint by (GET|PUT|PATCH|DELETE)$`, sendsQueryByMethod)
 	s.Step(`^`+who+` sends a tag creation to the GraphQL endpoint by GET$`, sendsTagCreationByGET)
 	s.Step(`^`+who+` sends a GraphQL request whose body is not valid JSON$`, sendsBodyNotJSON)

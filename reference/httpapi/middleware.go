@@ -143,26 +143,8 @@ func graphqlOverHTTP(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		next.ServeHTTP(&graphqlResponseWriter{ResponseWriter: w, graphqlResponse: accepts(r, "application/graphql-response+json")}, r)
+		next.ServeHTTP(&graphqlStatusWriter{ResponseWriter: w}, r)
 	})))
-}
-
-// accepts reports whether the request's Accept header lists mediaType ahead
-// of (or instead of) application/json.
-func accepts(r *http.Request, mediaType string) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		switch mt {
-		case mediaType:
-			return true
-		case "application/json":
-			return false
-		}
-	}
-	return false
 }
 
 // checkGraphQLRequest checks the shape of a GraphQL-over-HTTP body. Its
@@ -197,34 +179,30 @@ func checkGraphQLRequest(body []byte) error {
 	return nil
 }
 
-// graphqlResponseWriter sets the response media type the client asked for
-// and the status GraphQL over HTTP gives a document that does not validate:
-// 200 for application/json (the errors are in the body, as DataHub does),
-// 400 for application/graphql-response+json. gqlgen answers 422 for both.
-type graphqlResponseWriter struct {
+// graphqlStatusWriter gives a document that does not validate the status
+// GraphQL over HTTP asks for: 200 for application/json (the errors are in the
+// body, as DataHub does), 400 for application/graphql-response+json. gqlgen
+// answers 422 for both; it already picks the media type from Accept.
+type graphqlStatusWriter struct {
 	http.ResponseWriter
-	graphqlResponse bool
-	wrote           bool
+	wrote bool
 }
 
-func (w *graphqlResponseWriter) WriteHeader(code int) {
+func (w *graphqlStatusWriter) WriteHeader(code int) {
 	if w.wrote {
 		return
 	}
 	w.wrote = true
-	if w.graphqlResponse {
-		w.Header().Set("Content-Type", "application/graphql-response+json")
-	}
 	if code == http.StatusUnprocessableEntity {
 		code = http.StatusOK
-		if w.graphqlResponse {
+		if mt, _, _ := mime.ParseMediaType(w.Header().Get("Content-Type")); mt == "application/graphql-response+json" {
 			code = http.StatusBadRequest
 		}
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
-func (w *graphqlResponseWriter) Write(b []byte) (int, error) {
+func (w *graphqlStatusWriter) Write(b []byte) (int, error) {
 	if !w.wrote {
 		w.WriteHeader(http.StatusOK)
 	}
