@@ -35,3 +35,8 @@ Feature: Ingestion
     When Ann ingests a description for a new dataset
     Then the answer has status 403
     And nothing was stored for the dataset
+
+  @smoke
+  Scenario: Ingestion clients can check the server without a token
+    When someone without a token reads the server configuration
+    Then the configuration says the server takes ingestion from DataHub's own clients

@@ -160,3 +160,36 @@ func nothingStoredForDataset(ctx context.Context) error {
 	}
 	return w.datasetAbsent(w.dataset)
 }
+
+// someoneReadsServerConfig reads GET /config, which ingestion clients ask
+// before they send anything and which needs no token.
+func someoneReadsServerConfig(ctx context.Context) error {
+	w := theWorld(ctx)
+	c := w.anonymous()
+	a := w.send(c, request{method: http.MethodGet, url: c.gms + "/config"})
+	a.what = "someone without a token reading /config"
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// configTakesIngestion checks what DataHub's clients check: a 200 JSON
+// answer with "noCode": "true" (a string).
+func configTakesIngestion(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200 without a token", a.what, a.status)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(a.body, &cfg); err != nil {
+		return w.fail("%s is not a JSON object: %v", a.what, err)
+	}
+	if cfg["noCode"] != "true" {
+		return w.fail(`%s has "noCode": %v, expected the string "true"`, a.what, cfg["noCode"])
+	}
+	return nil
+}

@@ -120,6 +120,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the service runs with authentication disabled$`, serviceRunsWithAuthDisabled)
 	s.Step(`^someone without a token asks who they are$`, someoneWithoutTokenAsksWhoTheyAre)
 	s.Step(`^someone without a token creates a tag$`, someoneWithoutTokenCreatesTag)
+	s.Step(`^someone without a token reads the server configuration$`, someoneReadsServerConfig)
+	s.Step(`^the configuration says the server takes ingestion from DataHub's own clients$`, configTakesIngestion)
 	s.Step(`^someone without a token reads the app configuration$`, someoneWithoutTokenReadsAppConfig)
 	s.Step(`^the answer names the system actor as the signed-in user$`, answerNamesSystemActor)
 }
