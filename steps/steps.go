@@ -155,6 +155,24 @@ func isNotFound(a *answer) bool {
 	return g.Errors[0].code() == "404" || g.Errors[0].Extensions.Type == "NOT_FOUND"
 }
 
+// graphQLRefusal reads the first error of a GraphQL answer that should be a
+// refusal: one error at least, and every field of data null.
+func (w *world) graphQLRefusal(a *answer, expected string) (graphQLError, error) {
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return graphQLError{}, w.failed(err)
+	}
+	if len(g.Errors) == 0 {
+		return graphQLError{}, w.fail("%s succeeded, expected %s", a.what, expected)
+	}
+	for field, v := range g.Data {
+		if string(v) != "null" {
+			return graphQLError{}, w.fail("%s was refused but data.%s is %s, expected null", a.what, field, v)
+		}
+	}
+	return g.Errors[0], nil
+}
+
 // rejectedAsUnauthorized is CONTRACT section 11: HTTP 401 or 403, or a
 // GraphQL error whose extensions.code is 401 or 403 (with the field null),
 // and the attempt had no effect, read back.
@@ -166,20 +184,12 @@ func (w *world) rejectedAsUnauthorized(a *answer) error {
 	default:
 		return w.fail("%s answered status %d, expected a rejection as unauthorized (401, 403, or a GraphQL error with code 401 or 403)", a.what, a.status)
 	}
-	g, err := a.decodeGraphQL()
+	e, err := w.graphQLRefusal(a, "a rejection as unauthorized")
 	if err != nil {
-		return w.failed(err)
+		return err
 	}
-	if len(g.Errors) == 0 {
-		return w.fail("%s succeeded, expected a rejection as unauthorized", a.what)
-	}
-	if code := g.Errors[0].code(); !slices.Contains([]string{"401", "403"}, code) {
-		return w.fail("%s failed with code %q (%q), expected 401 or 403", a.what, code, g.Errors[0].Message)
-	}
-	for field, v := range g.Data {
-		if string(v) != "null" {
-			return w.fail("%s was rejected but data.%s is %s, expected null", a.what, field, v)
-		}
+	if code := e.code(); !slices.Contains([]string{"401", "403"}, code) {
+		return w.fail("%s failed with code %q (%q), expected 401 or 403", a.what, code, e.Message)
 	}
 	return w.noEffect(a)
 }
@@ -220,14 +230,11 @@ func refusedAsConflict(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g, err := a.decodeGraphQL()
+	e, err := w.graphQLRefusal(a, "a conflict")
 	if err != nil {
-		return w.failed(err)
+		return err
 	}
-	if len(g.Errors) == 0 {
-		return w.fail("%s succeeded, expected a conflict", a.what)
-	}
-	if e := g.Errors[0]; e.code() != "409" || (e.Extensions.Type != "" && e.Extensions.Type != "CONFLICT") {
+	if e.code() != "409" || (e.Extensions.Type != "" && e.Extensions.Type != "CONFLICT") {
 		return w.fail("%s failed with code %q and type %q (%q), expected 409 CONFLICT", a.what, e.code(), e.Extensions.Type, e.Message)
 	}
 	return w.noEffect(a)
@@ -246,22 +253,13 @@ func answerIsUnauthorizedGraphQLError(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	g, err := a.decodeGraphQL()
+	e, err := w.graphQLRefusal(a, "DataHub's unauthorized error")
 	if err != nil {
-		return w.failed(err)
+		return err
 	}
-	if len(g.Errors) == 0 {
-		return w.fail("%s succeeded, expected DataHub's unauthorized error", a.what)
-	}
-	e := g.Errors[0]
 	if e.Message != unauthorizedMessage || e.code() != "403" || e.Extensions.Type != "UNAUTHORIZED" {
 		return w.fail("%s failed with message %q, code %q and type %q; expected %q, 403 and UNAUTHORIZED",
 			a.what, e.Message, e.code(), e.Extensions.Type, unauthorizedMessage)
-	}
-	for field, v := range g.Data {
-		if string(v) != "null" {
-			return w.fail("%s was refused but data.%s is %s, expected null", a.what, field, v)
-		}
 	}
 	return w.noEffect(a)
 }
