@@ -7,8 +7,6 @@ type Actor struct {
 	URN URN
 	// System is the all-powerful actor of auth-disabled mode.
 	System bool
-	// TokenID is the id of the access token the request came with, if any.
-	TokenID string
 }
 
 type actorKey struct{}

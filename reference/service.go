@@ -260,7 +260,7 @@ func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
 	if u == nil || u.Suspended {
 		return Actor{}, invalid
 	}
-	return Actor{URN: actor, TokenID: id}, nil
+	return Actor{URN: actor}, nil
 }
 
 // ActorFor returns the actor an auth-disabled request runs as: the user

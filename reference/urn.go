@@ -40,15 +40,6 @@ func ParseURN(s string) (URN, error) {
 	return URN{EntityType: typ, ID: id}, nil
 }
 
-// MustParseURN parses a URN known at compile time.
-func MustParseURN(s string) URN {
-	u, err := ParseURN(s)
-	if err != nil {
-		panic(err)
-	}
-	return u
-}
-
 func (u URN) String() string { return "urn:li:" + u.EntityType + ":" + u.ID }
 
 // IsZero reports whether u is the zero URN.
