@@ -276,6 +276,13 @@ func (s *Service) ActorFor(ctx context.Context, header string) (Actor, error) {
 	if urn.EntityType != EntityCorpUser {
 		return Actor{}, Errorf(EBADREQUEST, "X-DataHub-Actor must be a corpuser urn")
 	}
+	u, err := s.user(ctx, urn)
+	if err != nil {
+		return Actor{}, err
+	}
+	if u == nil || u.Suspended {
+		return Actor{}, Errorf(EBADREQUEST, "X-DataHub-Actor names no active user")
+	}
 	return Actor{URN: urn}, nil
 }
 
