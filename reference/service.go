@@ -244,7 +244,7 @@ func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
 	id := TokenID(raw, s.cfg.Salt)
 	info, err := s.tokenInfo(ctx, id)
 	if err != nil {
-		if ErrorCodeOf(err) == ENOTFOUND {
+		if isNotFound(err) {
 			return Actor{}, invalid
 		}
 		return Actor{}, err

@@ -26,35 +26,29 @@ func (s *Server) handleEntity(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// handleAspects serves POST /aspects?action=ingestProposal.
-func (s *Server) handleAspects(w http.ResponseWriter, r *http.Request) {
-	if action := r.URL.Query().Get("action"); action != "ingestProposal" {
-		writeProblem(w, r, http.StatusBadRequest, "unsupported action: only action=ingestProposal is served")
+// handleIngestProposal serves POST /aspects?action=ingestProposal.
+func (s *Server) handleIngestProposal(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r)
+	if !ok {
 		return
 	}
-	requireJSON(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, ok := readBody(w, r)
-		if !ok {
-			return
-		}
-		var req struct {
-			Proposal *reference.Proposal `json:"proposal"`
-		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			writeProblem(w, r, http.StatusBadRequest, "request body is not a valid ingestProposal JSON document")
-			return
-		}
-		if req.Proposal == nil {
-			writeProblem(w, r, http.StatusBadRequest, `request body has no "proposal"`)
-			return
-		}
-		urn, err := s.svc.IngestProposal(r.Context(), *req.Proposal)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"value": urn.String()})
-	})).ServeHTTP(w, r)
+	var req struct {
+		Proposal *reference.Proposal `json:"proposal"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeProblem(w, r, http.StatusBadRequest, "request body is not a valid ingestProposal JSON document")
+		return
+	}
+	if req.Proposal == nil {
+		writeProblem(w, r, http.StatusBadRequest, `request body has no "proposal"`)
+		return
+	}
+	urn, err := s.svc.IngestProposal(r.Context(), *req.Proposal)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"value": urn.String()})
 }
 
 // handleConfig serves GET /config, open to all, in the shape DataHub's own

@@ -100,6 +100,18 @@ func allow(method string, next http.Handler) http.Handler {
 	})
 }
 
+// action answers 400 unless the query string's action is name (Rest.li's
+// way of naming a resource method).
+func action(name string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("action") != name {
+			writeProblem(w, r, http.StatusBadRequest, "unsupported action: only action="+name+" is served")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // requireJSON answers 415 unless the body is application/json (any charset).
 func requireJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

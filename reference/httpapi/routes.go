@@ -14,7 +14,7 @@ func (s *Server) GMS() http.Handler {
 	mux.Handle("/api/graphql", s.authenticate(graphqlOverHTTP(s.graphql)))
 	mux.Handle("/api/graphiql", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleGraphiQL))))
 	mux.Handle("/entities/{urn...}", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntity))))
-	mux.Handle("/aspects", s.authenticate(allow(http.MethodPost, http.HandlerFunc(s.handleAspects))))
+	mux.Handle("/aspects", s.authenticate(allow(http.MethodPost, action("ingestProposal", requireJSON(http.HandlerFunc(s.handleIngestProposal))))))
 	mux.Handle("GET /config", http.HandlerFunc(s.handleConfig))
 	mux.Handle("GET /health", http.HandlerFunc(s.handleHealth))
 	mux.Handle("/", http.HandlerFunc(s.handleNotFound))

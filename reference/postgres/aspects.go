@@ -14,13 +14,14 @@ import (
 
 const aspectColumns = `urn, aspect, value, created_at, created_by`
 
-func scanAspect(row pgx.Row) (reference.Aspect, error) {
+// scanAspect scans the aspect columns, then any extra columns into extra.
+func scanAspect(row pgx.Row, extra ...any) (reference.Aspect, error) {
 	var (
 		a   reference.Aspect
 		urn string
 		raw []byte
 	)
-	if err := row.Scan(&urn, &a.Name, &raw, &a.CreatedAt, &a.CreatedBy); err != nil {
+	if err := row.Scan(append([]any{&urn, &a.Name, &raw, &a.CreatedAt, &a.CreatedBy}, extra...)...); err != nil {
 		return reference.Aspect{}, err
 	}
 	u, err := reference.ParseURN(urn)
@@ -131,18 +132,10 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 		total int
 	)
 	for rows.Next() {
-		var (
-			a   reference.Aspect
-			urn string
-			raw []byte
-		)
-		if err := rows.Scan(&urn, &a.Name, &raw, &a.CreatedAt, &a.CreatedBy, &total); err != nil {
+		a, err := scanAspect(rows, &total)
+		if err != nil {
 			return nil, 0, translate(err)
 		}
-		if a.URN, err = reference.ParseURN(urn); err != nil {
-			return nil, 0, fmt.Errorf("stored urn %q: %w", urn, err)
-		}
-		a.Value = raw
 		out = append(out, a)
 	}
 	if err := rows.Err(); err != nil {
