@@ -102,7 +102,7 @@ func (db *DB) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error)
 // ListAspects returns the aspects matching f, newest first, and the total.
 // Field names are bound as parameters, never spliced into the SQL.
 func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.Aspect, int, error) {
-	sql := `SELECT ` + aspectColumns + `, count(*) OVER () FROM aspects WHERE entity_type = $1 AND aspect = $2`
+	where := ` FROM aspects WHERE entity_type = $1 AND aspect = $2`
 	args := []any{f.EntityType, f.Aspect}
 	fields := make([]string, 0, len(f.Where))
 	for field := range f.Where {
@@ -111,8 +111,10 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 	sort.Strings(fields)
 	for _, field := range fields {
 		args = append(args, field, f.Where[field])
-		sql += fmt.Sprintf(` AND value ->> $%d = ANY($%d)`, len(args)-1, len(args))
+		where += fmt.Sprintf(` AND value ->> $%d = ANY($%d)`, len(args)-1, len(args))
 	}
+	filterArgs := args[:len(args):len(args)] // the filter alone, for the count below
+	sql := `SELECT ` + aspectColumns + `, count(*) OVER ()` + where
 	sql += ` ORDER BY created_at DESC, urn`
 	if f.Count > 0 {
 		args = append(args, f.Count)
@@ -142,8 +144,10 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 		return nil, 0, translate(err)
 	}
 	if len(out) == 0 && f.Start > 0 {
-		// The window count is lost past the end: count on its own.
-		return nil, 0, nil
+		// A page past the end has no row to carry the window count.
+		if err := db.pool.QueryRow(ctx, `SELECT count(*)`+where, filterArgs...).Scan(&total); err != nil {
+			return nil, 0, translate(err)
+		}
 	}
 	return out, total, nil
 }

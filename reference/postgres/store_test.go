@@ -93,6 +93,11 @@ func TestListAspectsFiltersAndPages(t *testing.T) {
 	if first.Name != "t2" {
 		t.Errorf("first listed = %s, want the newest (t2)", first.Name)
 	}
+	f.Start = 10
+	if got, total, err := testDB.ListAspects(ctx, f); err != nil || len(got) != 0 || total != 3 {
+		t.Errorf("a page past the end: %d aspects of total %d (err %v), want none of total 3", len(got), total, err)
+	}
+	f.Start = 0
 	f.Where = map[string][]string{"ownerUrn": {owner}, "name') OR true --": {"x"}}
 	if got, _, err := testDB.ListAspects(ctx, f); err != nil || len(got) != 0 {
 		t.Errorf("a hostile field name matched %d rows (err %v): field names must be bound, not spliced", len(got), err)
