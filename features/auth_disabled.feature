@@ -2,25 +2,53 @@
 Feature: Authentication disabled
   A deployment may run with authentication off (METADATA_SERVICE_AUTH_ENABLED=false). Then
   a request without a token is served as the system actor, urn:li:corpuser:__datahub_system,
-  which may do everything, and the service says that token authentication is off.
+  which may do everything, and the service says that token authentication is off. A request
+  to the metadata service that names a user in X-DataHub-Actor runs as that user, held to
+  that user's privileges; the frontend never passes a client's X-DataHub-Actor on.
   These scenarios need an auth-disabled deployment of the target besides the normal one;
   when the target has none, they are reported as skipped.
 
   Background:
     Given the service runs with authentication disabled
 
-  @core
+  @must @core
   Scenario: A request without a token is served as the system actor
     When someone without a token asks who they are
     Then the answer names the system actor as the signed-in user
 
-  @core
+  @must @core
   Scenario: A tag is created without a token
     When someone without a token creates a tag
     Then the answer is the URN of the tag
     And the tag exists with its name and description
 
-  @core
+  @must @core
   Scenario: The service says token authentication is off
     When someone without a token reads the app configuration
     Then token authentication is reported as disabled
+
+  @must @core
+  Scenario: A request naming a user in X-DataHub-Actor runs as that user
+    Given Ann is a user
+    When someone naming Ann in X-DataHub-Actor asks who they are
+    Then the answer names Ann as the signed-in user
+
+  @must @core
+  Scenario: The user named in X-DataHub-Actor is held to their own privileges
+    Given Ann is a user
+    When someone naming Ann in X-DataHub-Actor creates a tag
+    Then Ann is rejected as unauthorized
+    And the tag does not exist
+
+  @must @core
+  Scenario: The user named in X-DataHub-Actor uses the privileges they hold
+    Given Ann is a user
+    And Ann is granted CREATE_TAGS
+    When someone naming Ann in X-DataHub-Actor creates a tag
+    Then the tag exists with its name and description
+
+  @must @core @auth-disabled-frontend
+  Scenario: The frontend does not pass a client's X-DataHub-Actor on
+    Given Ann is a user
+    When someone naming Ann in X-DataHub-Actor asks who they are through the frontend
+    Then the answer does not name Ann as the signed-in user

@@ -2,14 +2,15 @@
 Feature: Entity paths
   An entity is read by its URN at /entities/<urn> on the metadata service and at
   /api/gms/entities/<urn> on the frontend. Both give the same entity, whether the URN is
-  written raw or percent-encoded. An entity that does not exist is not found (404).
-  Someone not allowed to read entities is refused (403), though everyone may read their
-  own user entity.
+  written raw or percent-encoded. Someone not allowed to read entities is refused (403),
+  though everyone may read their own user entity.
+  DataHub answers a URN that was never written with its key aspect alone; answering
+  404 Not Found for it, as the reference does, is recommended (RFC 9110 section 15.5.5).
 
   Background:
     Given Ann holds a personal access token
 
-  @smoke
+  @must @smoke
   Scenario Outline: A tag reads through the <tier> entity path with a <form> URN
     Given a tag exists
     When Ann reads the tag through the <tier> entity path with a <form> URN
@@ -22,7 +23,7 @@ Feature: Entity paths
       | frontend's         | raw             |
       | frontend's         | percent-encoded |
 
-  @core
+  @must @core
   Scenario Outline: Another user reads through the <tier> entity path with a <form> URN
     Given Bob is a user
     When Ann reads Bob's user entity through the <tier> entity path with a <form> URN
@@ -35,13 +36,13 @@ Feature: Entity paths
       | frontend's         | raw             |
       | frontend's         | percent-encoded |
 
-  @core
+  @must @core
   Scenario: Both entity paths give the same answer
     Given a tag exists
     When Ann reads the tag through both entity paths
     Then both answers are the same
 
-  @core
+  @should @core
   Scenario Outline: An entity that does not exist is not found through the <tier> entity path
     When Ann reads a tag that does not exist through the <tier> entity path
     Then the answer has status 404
@@ -53,7 +54,7 @@ Feature: Entity paths
 
   # Every user may read entities through a policy the service starts with. These
   # scenarios switch such policies off while they run, so they run alone.
-  @core @exclusive
+  @must @core @exclusive
   Scenario Outline: Someone not allowed to read entities is refused through the <tier> entity path
     Given a tag exists
     And no policy lets every user read entities
@@ -65,7 +66,17 @@ Feature: Entity paths
       | metadata service's |
       | frontend's         |
 
-  @core @exclusive
+  @must @core @exclusive
+  Scenario: Someone granted VIEW_ENTITY_PAGE on one tag reads it, and no other entity
+    Given a tag exists
+    And Bob is a user
+    And no policy lets every user read entities
+    And Ann is granted VIEW_ENTITY_PAGE on that tag only
+    When Ann reads the tag through the metadata service's entity path with a raw URN
+    Then the answer is the tag's snapshot with its name and description
+    But Ann is refused when she reads Bob's user entity
+
+  @must @core @exclusive
   Scenario: Everyone may read their own user entity
     Given Bob is a user
     And no policy lets every user read entities

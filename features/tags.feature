@@ -2,28 +2,29 @@
 Feature: Creating tags
   Someone granted CREATE_TAGS or MANAGE_TAGS creates a tag with an id, a name and a
   description. The answer is the new tag's URN, urn:li:tag:<id>, as a plain string, and the
-  tag can be read back at once, by URN and through both entity paths. An id names one tag
-  only: creating it a second time is a conflict that leaves the first tag as it was.
-  Without either privilege the request is rejected and no tag is made.
+  tag reads back by URN and through both entity paths. An id names one tag only: creating
+  it a second time is refused as DataHub refuses it (BAD_REQUEST, "This Tag already
+  exists!") and leaves the first tag as it was. Without either privilege the request is
+  rejected and no tag is made; no other privilege stands in for them.
 
   Background:
     Given Ann holds a personal access token
 
-  @smoke
+  @must @smoke
   Scenario: Someone granted CREATE_TAGS creates a tag
     Given Ann is granted CREATE_TAGS
     When Ann creates a tag
     Then the answer is the URN of the tag
     And the tag exists with its name and description
 
-  @core
+  @must @core
   Scenario: Someone granted MANAGE_TAGS creates a tag
     Given Ann is granted MANAGE_TAGS
     When Ann creates a tag
     Then the answer is the URN of the tag
     And the tag exists with its name and description
 
-  @core
+  @must @core
   Scenario Outline: A new tag reads back through the <tier> entity path
     Given Ann is granted CREATE_TAGS
     When Ann creates a tag
@@ -34,16 +35,30 @@ Feature: Creating tags
       | metadata service's |
       | frontend's         |
 
-  @core
+  @must @core
   Scenario: A tag id can be used only once
     Given Ann is granted CREATE_TAGS
     And Ann has created a tag
     When Ann creates another tag with the same id
-    Then the request is refused as a conflict
+    Then the request is refused as DataHub refuses a tag that exists
     And the first tag is unchanged
 
-  @core
+  @must @core
   Scenario: Someone granted neither privilege cannot create a tag
     When Ann creates a tag
     Then Ann is rejected as unauthorized
     And the tag does not exist
+
+  @must @core
+  Scenario Outline: Someone granted only <privilege> cannot create a tag
+    Given Ann is granted <privilege>
+    When Ann creates a tag
+    Then Ann is rejected as unauthorized
+    And the tag does not exist
+
+    Examples:
+      | privilege            |
+      | DELETE_ENTITY        |
+      | EDIT_ENTITY          |
+      | MANAGE_POLICIES      |
+      | MANAGE_ACCESS_TOKENS |

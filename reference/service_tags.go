@@ -9,6 +9,9 @@ import (
 	"github.com/google/uuid"
 )
 
+// TagExistsMessage is DataHub's message for a tag id used twice.
+const TagExistsMessage = "This Tag already exists!"
+
 // Tag is a tag as GraphQL shows it.
 type Tag struct {
 	URN         URN
@@ -28,8 +31,9 @@ type tagProperties struct {
 	Description string `json:"description,omitempty"`
 }
 
-// CreateTag needs CREATE_TAGS or MANAGE_TAGS. An existing id is a CONFLICT
-// and leaves the stored tag as it was.
+// CreateTag needs CREATE_TAGS or MANAGE_TAGS. An existing id is refused as
+// DataHub's CreateTagResolver refuses it (BAD_REQUEST, "This Tag already
+// exists!") and leaves the stored tag as it was.
 func (s *Service) CreateTag(ctx context.Context, in CreateTagInput) (URN, error) {
 	caller, err := s.require(ctx, URN{}, PrivCreateTags, PrivManageTags)
 	if err != nil {
@@ -56,7 +60,7 @@ func (s *Service) CreateTag(ctx context.Context, in CreateTagInput) (URN, error)
 	}
 	if err := s.store.CreateEntity(ctx, []Aspect{key, props}); err != nil {
 		if ErrorCodeOf(err) == ECONFLICT {
-			return URN{}, Errorf(ECONFLICT, "tag %s already exists", urn)
+			return URN{}, &Error{Code: EBADREQUEST, Message: TagExistsMessage}
 		}
 		return URN{}, err
 	}

@@ -2,6 +2,8 @@ package steps
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 
 	"github.com/cucumber/godog"
 )
@@ -49,4 +51,38 @@ func answerNamesSystemActor(ctx context.Context) error {
 		return err
 	}
 	return w.answerNames(a, systemActor)
+}
+
+func someoneNamingAsksWhoTheyAre(ctx context.Context, name, through string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	endpoint := ""
+	if through != "" {
+		endpoint = c.frontend + "/api/graphql"
+	}
+	w.last = w.askWhoAmI(c, endpoint)
+	w.last.what = fmt.Sprintf("someone naming %s in X-DataHub-Actor asking who they are%s", name, through)
+	return w.checkpoint()
+}
+
+func answerDoesNotName(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return nil // refused: not run as the named user either
+	}
+	var me *meView
+	if err := a.data("me", &me); err != nil {
+		return nil
+	}
+	if me != nil && me.CorpUser.URN == w.person(name).urn {
+		return w.fail("%s: the answer names %s, so the client's X-DataHub-Actor was passed on", a.what, me.CorpUser.URN)
+	}
+	return nil
 }

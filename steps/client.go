@@ -133,6 +133,23 @@ type caller struct {
 	token    string // "" sends no Authorization header
 	gms      string
 	frontend string
+	// scheme is what precedes the token in the Authorization header:
+	// "" means "Bearer"; "-" sends the token alone.
+	scheme  string
+	headers map[string]string // sent with every request
+}
+
+// authorization is the Authorization header c sends, "" for none.
+func (c caller) authorization() string {
+	switch {
+	case c.token == "":
+		return ""
+	case c.scheme == "":
+		return "Bearer " + c.token
+	case c.scheme == "-":
+		return c.token
+	}
+	return c.scheme + " " + c.token
 }
 
 // request is what world.send sends.
@@ -155,6 +172,9 @@ type answer struct {
 	// noEffect reads back that the attempt changed nothing; steps that
 	// judge a refusal call it. Reads set it to nothingToCheck.
 	noEffect func() error
+	// again sends the same read once more, for what may lag; nil when the
+	// request is not a read that may be repeated.
+	again func() *answer
 }
 
 // nothingToCheck is the no-effect check of an attempt that cannot change
@@ -169,8 +189,11 @@ func (w *world) send(c caller, r request) *answer {
 		// URL it goes to.
 		req = req.WithHost(u.Host)
 	}
-	if c.token != "" {
-		req = req.WithHeader("Authorization", "Bearer "+c.token)
+	if h := c.authorization(); h != "" {
+		req = req.WithHeader("Authorization", h)
+	}
+	for k, v := range c.headers {
+		req = req.WithHeader(k, v)
 	}
 	if r.contentType != "" {
 		req = req.WithHeader("Content-Type", r.contentType)

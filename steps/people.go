@@ -29,24 +29,48 @@ func (w *world) person(name string) *person {
 	return p
 }
 
-// admin is the administrator: a user holding every privilege.
+// admin is the administrator: a user holding every privilege, or on the
+// auth-disabled deployment the system actor, who may do everything.
 func (w *world) admin() caller {
+	if w.noAuth {
+		a := w.anonymous()
+		a.name = "the administrator (the system actor)"
+		return a
+	}
 	t := w.suite.target
 	return caller{name: "the administrator", token: t.AdminToken, gms: t.GMS, frontend: t.Frontend}
 }
 
-// as is p using the token the administrator made for them.
+// canActAs reports whether the suite can send requests as p: with p's
+// token, or on the auth-disabled deployment by naming p in X-DataHub-Actor.
+func (w *world) canActAs(p *person) bool {
+	return p.token != "" || w.noAuth
+}
+
+// as is p using the token the administrator made for them, or on the
+// auth-disabled deployment someone naming p in X-DataHub-Actor.
 func (w *world) as(p *person) (caller, error) {
+	if w.noAuth {
+		c := w.anonymous()
+		c.name = p.name
+		c.headers = map[string]string{"X-DataHub-Actor": p.urn}
+		return c, nil
+	}
 	if p.token == "" {
 		return caller{}, w.fail("%s holds no personal access token: the scenario needs \"Given %s holds a personal access token\"", p.name, p.name)
 	}
 	return w.withToken(p.name, p.token), nil
 }
 
-// withToken is someone called name sending token.
+// withToken is someone called name sending token, on the later-clock
+// instance once the scenario has moved there.
 func (w *world) withToken(name, token string) caller {
 	t := w.suite.target
-	return caller{name: name, token: token, gms: t.GMS, frontend: t.Frontend}
+	c := caller{name: name, token: token, gms: t.GMS, frontend: t.Frontend}
+	if w.later {
+		c.gms, c.frontend = t.LaterGMS, ""
+	}
+	return c
 }
 
 // anonymous is someone without a token, at the auth-disabled deployment
@@ -54,17 +78,13 @@ func (w *world) withToken(name, token string) caller {
 func (w *world) anonymous() caller {
 	t := w.suite.target
 	if w.noAuth {
-		return caller{name: "someone without a token", gms: t.NoAuthGMS}
+		return caller{name: "someone without a token", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend}
 	}
 	return caller{name: "someone without a token", gms: t.GMS, frontend: t.Frontend}
 }
 
-// reader is who reads back what a scenario did: the administrator, or, on
-// the auth-disabled deployment, someone without a token.
+// reader is who reads back what a scenario did: the administrator.
 func (w *world) reader() caller {
-	if w.noAuth {
-		return w.anonymous()
-	}
 	return w.admin()
 }
 
@@ -113,6 +133,34 @@ type meView struct {
 		URN      string `json:"urn"`
 		Username string `json:"username"`
 	} `json:"corpUser"`
+	PlatformPrivileges map[string]bool `json:"platformPrivileges"`
+}
+
+// privilegeFields are the fields of `me.platformPrivileges` that report
+// each platform privilege.
+var privilegeFields = map[string]string{
+	"GENERATE_PERSONAL_ACCESS_TOKENS": "generatePersonalAccessTokens",
+	"MANAGE_ACCESS_TOKENS":            "manageTokens",
+	"MANAGE_POLICIES":                 "managePolicies",
+	"CREATE_TAGS":                     "createTags",
+	"MANAGE_TAGS":                     "manageTags",
+}
+
+// platformPrivilegesOf asks, as p, which platform privileges p holds.
+func (w *world) platformPrivilegesOf(p *person) (map[string]bool, error) {
+	c, err := w.as(p)
+	if err != nil {
+		return nil, err
+	}
+	a := w.askWhoAmI(c, "")
+	var me *meView
+	if err := a.data("me", &me); err != nil {
+		return nil, w.failed(err)
+	}
+	if me == nil {
+		return nil, w.fail("%s: `me` is null", a.what)
+	}
+	return me.PlatformPrivileges, nil
 }
 
 // askWhoAmI sends `me` as c to the endpoint (the metadata service's
@@ -190,5 +238,5 @@ func tokenIsRefused(ctx context.Context, name string) error {
 	}
 	a := w.askWhoAmI(c, "")
 	a.what = c.name + "'s token asking who it stands for"
-	return w.refusedWithInvalidToken(a)
+	return w.refused(a)
 }

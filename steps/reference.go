@@ -84,9 +84,24 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 		return nil, err
 	}
 	stops = append(stops, func(context.Context) error { return noAuthLog.Close() })
-	noAuthGMS, _, stop, err := startCatalogd(ctx, bin, withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "false"), noAuthLog, noAuthLogPath)
+	noAuthGMS, noAuthFrontend, stop, err := startCatalogd(ctx, bin, withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "false"), noAuthLog, noAuthLogPath)
 	if err != nil {
 		return nil, fmt.Errorf("the auth-disabled instance: %w", err)
+	}
+	stops = append(stops, stop)
+
+	// A third instance on the same database whose clock runs laterBy ahead:
+	// tokens made on the first are judged there as they will be a day on.
+	laterLogPath := filepath.Join(reportsDir, "catalogd-later.log")
+	laterLog, err := os.Create(laterLogPath)
+	if err != nil {
+		return nil, err
+	}
+	stops = append(stops, func(context.Context) error { return laterLog.Close() })
+	laterEnv := withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_CLOCK_OFFSET", laterBy.String())
+	laterGMS, _, stop, err := startCatalogd(ctx, bin, laterEnv, laterLog, laterLogPath)
+	if err != nil {
+		return nil, fmt.Errorf("the later-clock instance: %w", err)
 	}
 	stops = append(stops, stop)
 
@@ -100,7 +115,10 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 		AdminToken: token,
 		NoAuthGMS:  noAuthGMS,
 		Reference:  true,
-		stop:       stopAll,
+
+		NoAuthFrontend: noAuthFrontend,
+		LaterGMS:       laterGMS,
+		stop:           stopAll,
 	}, nil
 }
 

@@ -36,14 +36,22 @@ func registerSteps(s stepRegistrar) {
 	// Privileges.
 	s.Step(`^`+who+` is granted `+priv+`$`, isGranted)
 	s.Step(`^`+who+` is granted `+priv+` on a new dataset only$`, isGrantedOnNewDatasetOnly)
+	s.Step(`^the administrator grants `+who+` `+priv+`$`, adminGrants)
+	s.Step(`^`+who+` is granted `+priv+` on (that tag|another tag) only$`, isGrantedOnTagOnly)
+	s.Step(`^`+who+` is granted `+priv+` on (datasets|tags)$`, isGrantedOnType)
 	s.Step(`^the policy granting `+who+` `+priv+` is (set INACTIVE|deleted)$`, grantingPolicyChanges)
+	s.Step(`^the administrator has made a policy$`, adminHasMadeAPolicy)
+	s.Step(`^`+who+` (creates a policy|updates the policy|deletes the policy|lists the policies)$`, doesToPolicies)
+	s.Step(`^the policies show what `+who+` did$`, policiesShowWhatWasDone)
+	s.Step(`^the administrator has made an INACTIVE policy granting `+who+` `+priv+`$`, adminMadeInactivePolicy)
+	s.Step(`^a policy grants every user `+priv+`$`, policyGrantsEveryUser)
 	s.Step(`^no policy lets every user (generate personal access tokens|read entities)$`, noPolicyLetsEveryUser)
 	s.Step(`^`+who+` grants `+self+` every platform privilege with a new policy$`, grantsHerselfEverything)
 
 	// Judging answers.
 	s.Step(`^the answer has status (\d{3})$`, answerHasStatus)
 	s.Step(`^`+who+` is rejected as unauthorized$`, isRejectedAsUnauthorized)
-	s.Step(`^the request is refused as a conflict$`, refusedAsConflict)
+	s.Step(`^the request is refused as DataHub refuses a tag that exists$`, refusedAsExistingTag)
 	s.Step(`^the answer is DataHub's "unauthorized" GraphQL error$`, answerIsUnauthorizedGraphQLError)
 
 	// GraphQL over HTTP.
@@ -64,8 +72,10 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` has created a tag$`, hasCreatedATag)
 	s.Step(`^`+who+` creates another tag with the same id$`, createsAnotherTagWithSameID)
 	s.Step(`^`+who+` creates a tag with the new token$`, createsATagWithNewToken)
-	s.Step(`^`+who+` can create a tag$`, canCreateATag)
-	s.Step(`^`+who+` (?:cannot|can no longer) create a tag$`, cannotCreateATag)
+	s.Step(`^`+who+` can create a tag( at once)?$`, canCreateATag)
+	s.Step(`^`+who+` (?:cannot|can no longer) create a tag( at once)?$`, cannotCreateATag)
+	s.Step(`^`+who+` creates a tag, naming the administrator in X-DataHub-Actor$`, createsTagNamingAdmin)
+	s.Step(`^`+who+` deletes the tag$`, deletesTheTag)
 	s.Step(`^the answer is the URN of the tag$`, answerIsTagURN)
 	s.Step(`^the tag exists with its name and description$`, tagExistsWithNameAndDescription)
 	s.Step(`^the tag reads back with its name and description through the `+tiers+` entity path$`, tagReadsBackThrough)
@@ -74,7 +84,10 @@ func registerSteps(s stepRegistrar) {
 
 	// Authentication.
 	s.Step(`^a request without a token reaches `+surfaces+`$`, requestWithoutTokenReaches)
-	s.Step(`^the request is refused with 401 and a Bearer challenge$`, refusedWith401AndBearerChallenge)
+	s.Step(`^the request is refused as unauthenticated$`, refusedAsUnauthenticated)
+	s.Step(`^the answer challenges the caller for a Bearer token$`, answerChallengesForBearer)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, sending `+own+` token (with the Basic scheme|with the Token scheme|without a scheme|with the bearer scheme in lower case)$`, asksWhoSheIsSendingToken)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the (metadata service|frontend), naming the administrator in X-DataHub-Actor$`, asksWhoSheIsNamingAdmin)
 	s.Step(`^the challenge says the token is invalid$`, challengeSaysTokenInvalid)
 	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` with `+badTokens+`$`, asksWhoSheIsWithBadToken)
 	s.Step(`^the administrator revokes `+who+`'s token$`, adminRevokesToken)
@@ -98,6 +111,16 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the list includes the new token$`, listIncludesNewToken)
 	s.Step(`^`+who+`'s own token list does not include the new token$`, ownListExcludesNewToken)
 	s.Step(`^`+who+` revokes the new token$`, revokesNewToken)
+	s.Step(`^`+who+` creates a personal access token for `+anyoneOf+` that lasts ([A-Z_]+)$`, createsTokenLasting)
+	s.Step(`^`+who+` has created a personal access token for `+anyoneOf+` that lasts ([A-Z_]+)$`, createsTokenLasting)
+	s.Step(`^the new token is described as expiring (\d+) (hours?|days?) after it was made$`, describedAsExpiring)
+	s.Step(`^the new token's own expiry is the same$`, ownExpiryIsTheSame)
+	s.Step(`^the new token is described with no expiry$`, describedWithNoExpiry)
+	s.Step(`^the new token carries no expiry of its own$`, carriesNoExpiry)
+	s.Step(`^a day and an hour have passed$`, timePasses)
+	s.Step(`^the new token is described with its name, description, actor, owner and dates in the answer, in `+own+` token list and in its metadata$`, describedEverywhere)
+	s.Step(`^`+who+` reads the metadata of the new token$`, readsMetadataOfNewToken)
+	s.Step(`^the metadata describes the new token with `+who+` as its actor and `+who+` as its owner$`, metadataDescribes)
 
 	// Entity paths.
 	s.Step(`^`+who+` reads the tag through the `+tiers+` entity path with a `+urnForms+` URN$`, readsTagThrough)
@@ -111,8 +134,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` is refused when `+pronoun+` reads? `+who+`'s user entity$`, isRefusedReadingUserEntity)
 
 	// Ingestion.
-	s.Step(`^`+who+` ingests a description for (a new dataset|that dataset|another new dataset)$`, ingestsDescription)
-	s.Step(`^the answer names the dataset$`, answerNamesDataset)
+	s.Step(`^`+who+` ingests a description for (a new dataset|that dataset|another new dataset)( through the frontend)?$`, ingestsDescription)
+	s.Step(`^the ingestion is acknowledged$`, answerNamesDataset)
 	s.Step(`^the dataset's description reads back through the `+tiers+` entity path$`, datasetDescriptionReadsBack)
 	s.Step(`^nothing was stored for the dataset$`, nothingStoredForDataset)
 
@@ -124,6 +147,9 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the configuration says the server takes ingestion from DataHub's own clients$`, configTakesIngestion)
 	s.Step(`^someone without a token reads the app configuration$`, someoneWithoutTokenReadsAppConfig)
 	s.Step(`^the answer names the system actor as the signed-in user$`, answerNamesSystemActor)
+	s.Step(`^someone naming `+who+` in X-DataHub-Actor asks who they are( through the frontend)?$`, someoneNamingAsksWhoTheyAre)
+	s.Step(`^someone naming `+who+` in X-DataHub-Actor creates a tag$`, createsATag)
+	s.Step(`^the answer does not name `+who+` as the signed-in user$`, answerDoesNotName)
 }
 
 // lastAnswer is the answer to the scenario's last attempt.
@@ -153,6 +179,16 @@ func isNotFound(a *answer) bool {
 		return false
 	}
 	return g.Errors[0].code() == "404" || g.Errors[0].Extensions.Type == "NOT_FOUND"
+}
+
+// isServerError tells whether a is a GraphQL error with code 500 or type
+// SERVER_ERROR.
+func isServerError(a *answer) bool {
+	g, err := a.decodeGraphQL()
+	if err != nil || len(g.Errors) == 0 {
+		return false
+	}
+	return g.Errors[0].code() == "500" || g.Errors[0].Extensions.Type == "SERVER_ERROR"
 }
 
 // graphQLRefusal reads the first error of a GraphQL answer that should be a
@@ -224,18 +260,26 @@ func isRejectedAsUnauthorized(ctx context.Context, name string) error {
 	return w.rejectedAsUnauthorized(a)
 }
 
-func refusedAsConflict(ctx context.Context) error {
+// tagExistsMessage is DataHub's message for a tag id used twice
+// (CreateTagResolver).
+const tagExistsMessage = "This Tag already exists!"
+
+// refusedAsExistingTag checks DataHub's refusal of a tag id used twice: a
+// GraphQL error with code 400, type BAD_REQUEST and DataHub's message, the
+// field null, and the first tag as it was.
+func refusedAsExistingTag(ctx context.Context) error {
 	w := theWorld(ctx)
 	a, err := w.lastAnswer()
 	if err != nil {
 		return err
 	}
-	e, err := w.graphQLRefusal(a, "a conflict")
+	e, err := w.graphQLRefusal(a, "a refusal of a tag id used twice")
 	if err != nil {
 		return err
 	}
-	if e.code() != "409" || (e.Extensions.Type != "" && e.Extensions.Type != "CONFLICT") {
-		return w.fail("%s failed with code %q and type %q (%q), expected 409 CONFLICT", a.what, e.code(), e.Extensions.Type, e.Message)
+	if e.code() != "400" || e.Extensions.Type != "BAD_REQUEST" || e.Message != tagExistsMessage {
+		return w.fail("%s failed with code %q, type %q and message %q; expected 400, BAD_REQUEST and %q",
+			a.what, e.code(), e.Extensions.Type, e.Message, tagExistsMessage)
 	}
 	return w.noEffect(a)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,8 +140,11 @@ func TestFeatures(t *testing.T) {
 		// godog counts a scenario whose steps were all skipped among the
 		// passed ones in its summary; this line says what really happened,
 		// and the JUnit report is corrected to list them as skipped.
-		reason := fmt.Sprintf("the target has no auth-disabled instance (%s is not set)", envNoAuth)
-		fmt.Printf("catalogspec: %d scenario(s) tagged @auth-disabled were SKIPPED, not passed: %s\n", n, reason)
+		var reasons []string
+		s.skipReasons.Range(func(k, _ any) bool { reasons = append(reasons, k.(string)); return true })
+		slices.Sort(reasons)
+		reason := "the target lacks a capability: " + strings.Join(reasons, "; ")
+		fmt.Printf("catalogspec: %d scenario(s) were SKIPPED, not passed: %s\n", n, reason)
 		if err := markSkippedScenarios(filepath.Join(opts.reportsDir, "junit.xml"), reason); err != nil {
 			t.Errorf("catalogspec: marking skipped scenarios in junit.xml: %v", err)
 		}

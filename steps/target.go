@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/cucumber/godog"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // The target is the deployment under test: one value per run, read from the
@@ -18,13 +20,31 @@ import (
 //	| CATALOGSPEC_FRONTEND_URL   | frontend base URL                             | required with GMS_URL            |
 //	| CATALOGSPEC_ADMIN_TOKEN    | PAT of a user holding every privilege         | required with GMS_URL            |
 //	| CATALOGSPEC_NOAUTH_GMS_URL | metadata service of an auth-disabled instance | unset: @auth-disabled is skipped |
+//	| CATALOGSPEC_NOAUTH_FRONTEND_URL | frontend of that instance                | unset: its scenarios are skipped |
+//	| CATALOGSPEC_LATER_GMS_URL  | metadata service of an instance of the same deployment whose clock runs 25 hours ahead | unset: @clock is skipped |
+//	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
 const (
-	envGMS      = "CATALOGSPEC_GMS_URL"
-	envFrontend = "CATALOGSPEC_FRONTEND_URL"
-	envAdmin    = "CATALOGSPEC_ADMIN_TOKEN"
-	envNoAuth   = "CATALOGSPEC_NOAUTH_GMS_URL"
-	envCatalogd = "CATALOGSPEC_CATALOGD"
+	envGMS            = "CATALOGSPEC_GMS_URL"
+	envFrontend       = "CATALOGSPEC_FRONTEND_URL"
+	envAdmin          = "CATALOGSPEC_ADMIN_TOKEN"
+	envNoAuth         = "CATALOGSPEC_NOAUTH_GMS_URL"
+	envNoAuthFrontend = "CATALOGSPEC_NOAUTH_FRONTEND_URL"
+	envLater          = "CATALOGSPEC_LATER_GMS_URL"
+	envPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
+	envCatalogd       = "CATALOGSPEC_CATALOGD"
+)
+
+// laterBy is how far ahead the clock of the CATALOGSPEC_LATER_GMS_URL
+// instance runs: more than a day, less than a week, so that a ONE_DAY token
+// has expired there and a ONE_WEEK token has not.
+const laterBy = 25 * time.Hour
+
+// Propagation windows: DataHub refreshes its policy cache every 120 s by
+// default and its token list is search-backed; the reference is immediate.
+const (
+	defaultPropagation   = 150 * time.Second
+	referencePropagation = 5 * time.Second
 )
 
 // target is the deployment the scenarios run against.
@@ -33,7 +53,15 @@ type target struct {
 	Frontend   string // frontend base URL, no trailing slash
 	AdminToken string // never printed
 	NoAuthGMS  string // "" when there is no auth-disabled instance
-	Reference  bool   // the harness started the reference
+	// NoAuthFrontend is the frontend of the auth-disabled instance.
+	NoAuthFrontend string
+	// LaterGMS is the metadata service of an instance sharing the target's
+	// data whose clock runs laterBy ahead; "" when there is none.
+	LaterGMS string
+	// Propagation is how long a policy change, or a token's appearing in
+	// or leaving a list, may take to show.
+	Propagation time.Duration
+	Reference   bool // the harness started the reference
 
 	stop func(context.Context) error // stops what the harness started
 }
@@ -48,13 +76,25 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 				return nil, fmt.Errorf("%s is set but %s is not: set both to test a deployment, or neither to test the reference", v, envGMS)
 			}
 		}
-		return startReference(ctx, getenv, reportsDir)
+		t, err := startReference(ctx, getenv, reportsDir)
+		if err != nil {
+			return nil, err
+		}
+		t.Propagation, err = propagation(getenv, referencePropagation)
+		return t, err
 	}
 	t := &target{
 		GMS:        strings.TrimRight(gms, "/"),
 		Frontend:   strings.TrimRight(getenv(envFrontend), "/"),
 		AdminToken: strings.TrimSpace(getenv(envAdmin)),
 		NoAuthGMS:  strings.TrimRight(getenv(envNoAuth), "/"),
+
+		NoAuthFrontend: strings.TrimRight(getenv(envNoAuthFrontend), "/"),
+		LaterGMS:       strings.TrimRight(getenv(envLater), "/"),
+	}
+	var err error
+	if t.Propagation, err = propagation(getenv, defaultPropagation); err != nil {
+		return nil, err
 	}
 	var missing []string
 	if t.Frontend == "" {
@@ -66,7 +106,7 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s is set, so %s must be set too", envGMS, strings.Join(missing, " and "))
 	}
-	for name, u := range map[string]string{envGMS: t.GMS, envFrontend: t.Frontend, envNoAuth: t.NoAuthGMS} {
+	for name, u := range map[string]string{envGMS: t.GMS, envFrontend: t.Frontend, envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS} {
 		if u == "" {
 			continue
 		}
@@ -75,6 +115,41 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 		}
 	}
 	return t, nil
+}
+
+// propagation reads CATALOGSPEC_PROPAGATION_TIMEOUT, def when unset.
+func propagation(getenv func(string) string, def time.Duration) (time.Duration, error) {
+	v := strings.TrimSpace(getenv(envPropagation))
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 150s", envPropagation, v)
+	}
+	return d, nil
+}
+
+// capabilities are the tags of scenarios that need more than the target's
+// two tiers, and what each needs.
+var capabilities = []struct {
+	tag  string
+	has  func(*target) bool
+	need string
+}{
+	{"@auth-disabled", func(t *target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + envNoAuth + ")"},
+	{"@auth-disabled-frontend", func(t *target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + envNoAuthFrontend + ")"},
+	{"@clock", func(t *target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + envLater + ")"},
+}
+
+// lacks says what the target lacks for the scenario, "" when nothing.
+func (t *target) lacks(sc *godog.Scenario) string {
+	for _, c := range capabilities {
+		if hasTag(sc, c.tag) && !c.has(t) {
+			return fmt.Sprintf("%s scenarios need %s", c.tag, c.need)
+		}
+	}
+	return ""
 }
 
 // close stops what the harness started for the target.
@@ -95,7 +170,12 @@ func (t *target) describe() string {
 	if t.Reference {
 		who = "reference started by the harness"
 	}
-	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s", who, t.GMS, t.Frontend, noAuth)
+	later := t.LaterGMS
+	if later == "" {
+		later = "none (@clock scenarios are skipped)"
+	}
+	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s, later-clock gms %s, propagation window %s",
+		who, t.GMS, t.Frontend, noAuth, later, t.Propagation)
 }
 
 var errNoCatalogd = errors.New("catalogd binary not found")

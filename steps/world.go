@@ -24,8 +24,9 @@ type suite struct {
 
 	// gate is held for reading by ordinary scenarios and for writing by
 	// @exclusive ones, which change what every user may do.
-	gate    sync.RWMutex
-	skipped atomic.Int32
+	gate        sync.RWMutex
+	skipped     atomic.Int32
+	skipReasons sync.Map // why scenarios were skipped: string -> true
 }
 
 // world is the state of one scenario. It lives in the scenario's context
@@ -38,6 +39,7 @@ type world struct {
 	locked    bool   // holds the gate
 	skipped   bool
 	noAuth    bool // talks to the auth-disabled deployment
+	later     bool // tokens are sent to the instance whose clock runs ahead
 	seq       int  // numbers the things this scenario makes
 
 	http *httpexpect.Expect
@@ -56,6 +58,9 @@ type world struct {
 	newToken *tokenRecord             // the token the scenario made last
 	last     *answer                  // the answer to the last attempt
 	pair     [2]*answer               // two answers to compare
+
+	policy      *policyRecord // the policy the scenario talks about
+	policyCheck func() error  // checks what was done to the policies
 
 	tokenBaseline *tokenBaseline // tokens for a user before an attempt to make one
 	echoMarker    string         // a marker sent in a body the answer must not echo
@@ -125,10 +130,11 @@ func (s *suite) initScenario(sc *godog.ScenarioContext) {
 func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 	w := newWorld(s, sc)
 	ctx = context.WithValue(ctx, worldKey{}, w)
-	if hasTag(sc, "@auth-disabled") && s.target.NoAuthGMS == "" {
-		// Reported as skipped, never as passed: the target has no
-		// auth-disabled deployment.
+	if missing := s.target.lacks(sc); missing != "" {
+		// Reported as skipped, never as passed: the target lacks what the
+		// scenario needs.
 		w.skipped = true
+		s.skipReasons.Store(missing, true)
 		return ctx, godog.ErrSkip
 	}
 	if w.exclusive {
@@ -341,6 +347,33 @@ func (w *world) checkpoint() error {
 		return nil
 	}
 	return w.fail("the request did not go as expected:")
+}
+
+// eventually runs try until it reports done, an error other than a miss,
+// or the target's propagation window passes: for what DataHub lets lag (a
+// policy change reaching its authorizer's cache, a token reaching its search
+// index). try returns done=false with the reason while the change has not
+// shown yet; the last reason is the step's failure when time runs out. On a
+// target that is immediate, the first try is done and nothing waits.
+func (w *world) eventually(what string, try func() (done bool, miss error)) error {
+	deadline := time.Now().Add(w.suite.target.Propagation)
+	pause := 20 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		w.takeFailures()
+		done, miss := try()
+		if done {
+			return nil
+		}
+		if time.Now().Add(pause).After(deadline) {
+			if miss == nil {
+				miss = w.fail("%s did not happen", what)
+			}
+			return w.fail("%s did not happen within the propagation window of %s (%s, %d attempts): %v",
+				what, w.suite.target.Propagation, envPropagation, attempt, miss)
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 2*time.Second)
+	}
 }
 
 // randomID returns n random lowercase letters and digits.

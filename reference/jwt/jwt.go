@@ -33,6 +33,14 @@ func New(key []byte, issuer string) (*Codec, error) {
 	return &Codec{key: append([]byte(nil), key...), issuer: issuer, now: time.Now}, nil
 }
 
+// WithClock returns the codec with its clock replaced (checking expiry
+// against now).
+func (k *Codec) WithClock(now func() time.Time) *Codec {
+	c := *k
+	c.now = now
+	return &c
+}
+
 type claims struct {
 	ActorType string `json:"actorType"`
 	ActorID   string `json:"actorId"`

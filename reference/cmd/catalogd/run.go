@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/jwt"
@@ -128,7 +129,15 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 			return nil, nil, fmt.Errorf("METADATA_SERVICE_AUTH_ENABLED must be true or false, not %q", v)
 		}
 	}
-	b.svc = reference.NewService(b.db, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger})
+	now, err := clock(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if now != nil {
+		logger.Warn("this instance's clock runs ahead: for conformance testing only", "CATALOGD_CLOCK_OFFSET", getenv("CATALOGD_CLOCK_OFFSET"))
+		codec = codec.WithClock(now)
+	}
+	b.svc = reference.NewService(b.db, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now})
 	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
 	if err != nil {
 		return nil, nil, err
@@ -149,4 +158,22 @@ func secret(ctx context.Context, db *postgres.DB, getenv func(string) string, en
 		return []byte(v), nil
 	}
 	return db.Secret(ctx, name, nil)
+}
+
+// clock reads CATALOGD_CLOCK_OFFSET, a duration by which this instance's
+// clock runs ahead of the real one. It exists for conformance testing: an
+// instance a day ahead, sharing the database of a normal one, shows that
+// tokens expire when they should. Only offsets ahead are accepted, since a
+// clock behind would keep expired tokens alive. Unset means the real clock
+// (nil).
+func clock(getenv func(string) string) (func() time.Time, error) {
+	v := strings.TrimSpace(getenv("CATALOGD_CLOCK_OFFSET"))
+	if v == "" {
+		return nil, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return nil, fmt.Errorf("CATALOGD_CLOCK_OFFSET must be a duration of zero or more, such as 25h, not %q", v)
+	}
+	return func() time.Time { return time.Now().Add(d) }, nil
 }

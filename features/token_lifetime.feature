@@ -1,0 +1,58 @@
+@tokens @lifetime
+Feature: Token lifetime
+  A personal access token lasts exactly as long as its creator asks: ONE_HOUR, ONE_DAY,
+  ONE_WEEK (7 days), ONE_MONTH (30 days), THREE_MONTHS (90 days), SIX_MONTHS (180 days) or
+  ONE_YEAR (365 days). The token's own expiry (its "exp" claim) and its description
+  (createdAt, expiresAt) say the same. A NO_EXPIRY token has neither an expiry claim nor an
+  expiresAt, and never expires. Once its expiry has passed, a token is refused.
+
+  Checking expiry by time needs an instance of the target whose clock runs 25 hours ahead
+  and shares its data: a ONE_DAY token has expired there, a ONE_WEEK token has not. Targets
+  without one report those scenarios (@clock) as skipped.
+
+  Background:
+    Given Ann holds a personal access token
+
+  @must @core
+  Scenario Outline: A <duration> token expires <length> after it is made
+    When Ann creates a personal access token for herself that lasts <duration>
+    Then the new token is described as expiring <length> after it was made
+    And the new token's own expiry is the same
+
+    Examples:
+      | duration     | length   |
+      | ONE_HOUR     | 1 hour   |
+      | ONE_DAY      | 1 day    |
+      | ONE_WEEK     | 7 days   |
+      | ONE_MONTH    | 30 days  |
+      | THREE_MONTHS | 90 days  |
+      | SIX_MONTHS   | 180 days |
+      | ONE_YEAR     | 365 days |
+
+  @must @core
+  Scenario: A token that never expires has no expiry
+    When Ann creates a personal access token for herself that lasts NO_EXPIRY
+    Then the new token is described with no expiry
+    And the new token carries no expiry of its own
+
+  @must @core @clock
+  Scenario Outline: A <duration> token is refused once its expiry has passed
+    Given Ann has created a personal access token for herself that lasts <duration>
+    When a day and an hour have passed
+    Then the new token is refused
+
+    Examples:
+      | duration |
+      | ONE_HOUR |
+      | ONE_DAY  |
+
+  @must @core @clock
+  Scenario Outline: A <duration> token still works before its expiry
+    Given Ann has created a personal access token for herself that lasts <duration>
+    When a day and an hour have passed
+    Then the new token acts as Ann
+
+    Examples:
+      | duration  |
+      | ONE_WEEK  |
+      | NO_EXPIRY |
