@@ -168,14 +168,23 @@ Feature: Personal access tokens
       Then Ann is rejected as unauthorized
       And the new token acts as Bob
 
-    # DataHub lets a token's owner revoke it whatever their privileges.
+    # DataHub lets a token's owner revoke it whatever their privileges, but lists
+    # a user's own tokens only to someone allowed to generate them.
     @must @core @exclusive
     Scenario: Someone no longer allowed to generate tokens still revokes their own
       Given Ann has created a personal access token for herself
       And no policy lets every user generate personal access tokens
-      And the policy granting Ann GENERATE_PERSONAL_ACCESS_TOKENS is deleted
+      And the policy granting Ann GENERATE_PERSONAL_ACCESS_TOKENS has been deleted
       When Ann revokes the new token
       Then the new token is refused
+
+    @must @core @exclusive
+    Scenario: Someone no longer allowed to generate tokens cannot list their own
+      Given Ann has created a personal access token for herself
+      And no policy lets every user generate personal access tokens
+      And the policy granting Ann GENERATE_PERSONAL_ACCESS_TOKENS has been deleted
+      When Ann lists her own tokens
+      Then Ann is rejected as unauthorized
 
     @must @core
     Scenario: Someone who is not a manager cannot read a token's metadata, even their own

@@ -106,7 +106,7 @@ func TestEveryStepIsDefinedOnce(t *testing.T) {
 
 func TestEveryScenarioIsTagged(t *testing.T) {
 	capabilities := []string{"@graphql", "@tags", "@auth", "@tokens", "@policies", "@entities", "@ingestion", "@auth-disabled"}
-	levels := []string{"@smoke", "@core"}
+	depths := []string{"@smoke", "@core"}
 	for _, p := range pickles(t) {
 		var tags []string
 		for _, tag := range p.Tags {
@@ -118,8 +118,25 @@ func TestEveryScenarioIsTagged(t *testing.T) {
 		if !hasAny(capabilities) {
 			t.Errorf("%s: scenario %q has no capability tag (one of %v)", p.Uri, p.Name, capabilities)
 		}
-		if !hasAny(levels) {
-			t.Errorf("%s: scenario %q has no level tag (one of %v)", p.Uri, p.Name, levels)
+		if !hasAny(depths) {
+			t.Errorf("%s: scenario %q has no depth tag (one of %v)", p.Uri, p.Name, depths)
 		}
+		// Exactly one requirement level: what DataHub does (@must) or a
+		// recommendation beyond it (@should).
+		if must, should := slices.Contains(tags, "@must"), slices.Contains(tags, "@should"); must == should {
+			t.Errorf("%s: scenario %q must carry exactly one of @must and @should", p.Uri, p.Name)
+		}
+	}
+}
+
+// TestScenarioNamesAreUnique keeps every scenario addressable by its name,
+// in reports and in baselines.
+func TestScenarioNamesAreUnique(t *testing.T) {
+	seen := map[string]string{}
+	for _, p := range pickles(t) {
+		if where, dup := seen[p.Name]; dup {
+			t.Errorf("%s: scenario %q has the same name as one in %s", p.Uri, p.Name, where)
+		}
+		seen[p.Name] = p.Uri
 	}
 }

@@ -312,36 +312,45 @@ func (w *world) switchOffEveryUserPolicies(privileges ...string) error {
 // (only those the scenario did not grant them itself).
 func (w *world) untilWithdrawn(privileges []string) error {
 	for _, p := range w.people {
-		if !w.canActAs(p) {
-			continue
-		}
-		c, err := w.as(p)
-		if err != nil {
+		if err := w.untilWithdrawnFrom(p, privileges); err != nil {
 			return err
 		}
-		for _, priv := range privileges {
-			if _, own := w.policies[policyKey(p.name, priv)]; own {
-				continue
-			}
-			what := fmt.Sprintf("%s losing %s", p.name, priv)
-			var err error
-			if field, ok := privilegeFields[priv]; ok {
-				err = w.eventually(what, func() (bool, error) {
-					held, err := w.platformPrivilegesOf(p)
-					if err != nil {
-						return false, err
-					}
-					return !held[field], w.fail("me.platformPrivileges.%s is still true for %s", field, p.name)
-				})
-			} else if priv == "VIEW_ENTITY_PAGE" || priv == "GET_ENTITY_PRIVILEGE" {
-				err = w.eventually(what, func() (bool, error) {
-					a := w.readEntity(c, tierGMS, rootUser, false)
-					return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
-				})
-			}
-			if err != nil {
-				return err
-			}
+	}
+	return nil
+}
+
+// untilWithdrawnFrom waits until p is no longer judged with the privileges
+// the scenario did not grant p itself.
+func (w *world) untilWithdrawnFrom(p *person, privileges []string) error {
+	if !w.canActAs(p) {
+		return nil
+	}
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	for _, priv := range privileges {
+		if _, own := w.policies[policyKey(p.name, priv)]; own {
+			continue
+		}
+		what := fmt.Sprintf("%s losing %s", p.name, priv)
+		var err error
+		if field, ok := privilegeFields[priv]; ok {
+			err = w.eventually(what, func() (bool, error) {
+				held, err := w.platformPrivilegesOf(p)
+				if err != nil {
+					return false, err
+				}
+				return !held[field], w.fail("me.platformPrivileges.%s is still true for %s", field, p.name)
+			})
+		} else if priv == "VIEW_ENTITY_PAGE" || priv == "GET_ENTITY_PRIVILEGE" {
+			err = w.eventually(what, func() (bool, error) {
+				a := w.readEntity(c, tierGMS, rootUser, false)
+				return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
+			})
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -365,22 +374,33 @@ func isGrantedOnNewDatasetOnly(ctx context.Context, name, privilege string) erro
 	return w.grant(w.person(name), privilege, &resourceFilter{Type: "dataset", Resources: []string{w.dataset.urn}})
 }
 
+// grantingPolicyChanges changes the policy the scenario made to grant the
+// privilege. "is ..." returns at once, so that a later step can judge how
+// soon the change shows; "has been ..." states a fact the rest of the
+// scenario builds on, and so waits until it shows.
 func grantingPolicyChanges(ctx context.Context, name, privilege, change string) error {
 	w := theWorld(ctx)
 	rec, ok := w.policies[policyKey(name, privilege)]
 	if !ok {
 		return w.fail("the scenario made no policy granting %s %s", name, privilege)
 	}
-	switch change {
+	var err error
+	switch strings.TrimPrefix(strings.TrimPrefix(change, "is "), "has been ") {
 	case "set INACTIVE":
 		in := rec.input
 		in.State = "INACTIVE"
 		rec.input = in
-		return w.failed(w.updatePolicy(rec.urn, in))
+		err = w.updatePolicy(rec.urn, in)
 	case "deleted":
-		return w.failed(w.deletePolicy(rec.urn, false))
+		err = w.deletePolicy(rec.urn, false)
+	default:
+		return w.fail("unknown change %q", change)
 	}
-	return w.fail("unknown change %q", change)
+	if err != nil || strings.HasPrefix(change, "is ") {
+		return w.failed(err)
+	}
+	delete(w.policies, policyKey(name, privilege))
+	return w.untilWithdrawnFrom(w.person(name), []string{privilege})
 }
 
 func noPolicyLetsEveryUser(ctx context.Context, what string) error {

@@ -39,7 +39,7 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the administrator grants `+who+` `+priv+`$`, adminGrants)
 	s.Step(`^`+who+` is granted `+priv+` on (that tag|another tag) only$`, isGrantedOnTagOnly)
 	s.Step(`^`+who+` is granted `+priv+` on (datasets|tags)$`, isGrantedOnType)
-	s.Step(`^the policy granting `+who+` `+priv+` is (set INACTIVE|deleted)$`, grantingPolicyChanges)
+	s.Step(`^the policy granting `+who+` `+priv+` (is set INACTIVE|is deleted|has been set INACTIVE|has been deleted)$`, grantingPolicyChanges)
 	s.Step(`^the administrator has made a policy$`, adminHasMadeAPolicy)
 	s.Step(`^`+who+` (creates a policy|updates the policy|deletes the policy|lists the policies)$`, doesToPolicies)
 	s.Step(`^the policies show what `+who+` did$`, policiesShowWhatWasDone)
