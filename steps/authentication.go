@@ -5,54 +5,66 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// surfaces are the places a request without a token must be refused, as
-// authentication.feature names them.
-const surfaces = `(the GraphQL endpoint|the frontend's GraphQL endpoint|the frontend's v2 GraphQL endpoint|the GraphiQL page|the frontend's GraphiQL page|the metadata service's entity path|the frontend's entity path|the ingestion endpoint|the frontend's ingestion endpoint)`
+// surfaceList is every place a request without a token must be refused,
+// by the name authentication.feature gives it, with how to reach it.
+var surfaceList = []struct {
+	name  string
+	reach func(w *world, c caller) *answer
+}{
+	{"the GraphQL endpoint", func(w *world, c caller) *answer { return w.askWhoAmI(c, c.gms+"/api/graphql") }},
+	{"the frontend's GraphQL endpoint", func(w *world, c caller) *answer { return w.askWhoAmI(c, c.frontend+"/api/graphql") }},
+	{"the frontend's v2 GraphQL endpoint", func(w *world, c caller) *answer { return w.askWhoAmI(c, c.frontend+"/api/v2/graphql") }},
+	{"the GraphiQL page", func(w *world, c caller) *answer { return w.getPage(c, c.gms+"/api/graphiql") }},
+	{"the frontend's GraphiQL page", func(w *world, c caller) *answer { return w.getPage(c, c.frontend+"/api/graphiql") }},
+	{"the metadata service's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierGMS, rootUser, false) }},
+	{"the frontend's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierFrontend, rootUser, false) }},
+	{"the ingestion endpoint", func(w *world, c caller) *answer {
+		w.dataset = w.newDataset()
+		return w.attemptIngestDescription(c, c.gms, w.dataset)
+	}},
+	{"the frontend's ingestion endpoint", func(w *world, c caller) *answer {
+		w.dataset = w.newDataset()
+		return w.attemptIngestDescription(c, c.frontend+"/api/gms", w.dataset)
+	}},
+}
+
+// surfaces is the step pattern's group that names a surface.
+var surfaces = func() string {
+	names := make([]string, len(surfaceList))
+	for i, s := range surfaceList {
+		names[i] = regexp.QuoteMeta(s.name)
+	}
+	return "(" + strings.Join(names, "|") + ")"
+}()
 
 // badTokens are the kinds of invalid token the suite makes.
 const badTokens = `(a malformed token|a token signed with another key|an unsigned token)`
 
+// getPage sends a GET that changes nothing.
+func (w *world) getPage(c caller, url string) *answer {
+	a := w.send(c, request{method: http.MethodGet, url: url})
+	a.noEffect = nothingToCheck
+	return a
+}
+
 // reachWithoutToken sends a request without a token to surface.
 func (w *world) reachWithoutToken(surface string) (*answer, error) {
-	c := w.anonymous()
-	get := func(url string) *answer {
-		a := w.send(c, request{method: http.MethodGet, url: url})
-		a.noEffect = nothingToCheck
-		return a
+	for _, s := range surfaceList {
+		if s.name == surface {
+			a := s.reach(w, w.anonymous())
+			a.what = "a request without a token to " + surface
+			return a, nil
+		}
 	}
-	var a *answer
-	switch surface {
-	case "the GraphQL endpoint":
-		a = w.askWhoAmI(c, c.gms+"/api/graphql")
-	case "the frontend's GraphQL endpoint":
-		a = w.askWhoAmI(c, c.frontend+"/api/graphql")
-	case "the frontend's v2 GraphQL endpoint":
-		a = w.askWhoAmI(c, c.frontend+"/api/v2/graphql")
-	case "the GraphiQL page":
-		a = get(c.gms + "/api/graphiql")
-	case "the frontend's GraphiQL page":
-		a = get(c.frontend + "/api/graphiql")
-	case "the metadata service's entity path":
-		a = w.readEntity(c, tierGMS, "urn:li:corpuser:datahub", false)
-	case "the frontend's entity path":
-		a = w.readEntity(c, tierFrontend, "urn:li:corpuser:datahub", false)
-	case "the ingestion endpoint":
-		w.dataset = w.newDataset()
-		a = w.attemptIngestDescription(c, c.gms, w.dataset)
-	case "the frontend's ingestion endpoint":
-		w.dataset = w.newDataset()
-		a = w.attemptIngestDescription(c, c.frontend+"/api/gms", w.dataset)
-	default:
-		return nil, w.fail("unknown surface %q", surface)
-	}
-	a.what = "a request without a token to " + surface
-	return a, nil
+	return nil, w.fail("unknown surface %q", surface)
 }
 
 // refusedAsUnauthenticated checks the answer to a request that carried no
@@ -244,13 +256,24 @@ func tokenAuthReportedAs(ctx context.Context, state string) error {
 	return nil
 }
 
-// schemes are the ways "sending her token ..." names.
+// schemes are the ways "sending her token ..." names, and what each puts
+// before the token in the Authorization header ("-": nothing).
 var schemes = map[string]string{
 	"with the Basic scheme":                "Basic",
 	"with the Token scheme":                "Token",
 	"without a scheme":                     "-",
 	"with the bearer scheme in lower case": "bearer",
 }
+
+// schemeNames is the step pattern's group that names a way.
+var schemeNames = func() string {
+	names := make([]string, 0, len(schemes))
+	for n := range schemes {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	slices.Sort(names)
+	return "(" + strings.Join(names, "|") + ")"
+}()
 
 func asksWhoSheIsSendingToken(ctx context.Context, name, how string) error {
 	w := theWorld(ctx)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 )
 
 // documents are the GraphQL documents the steps send, read once per run
@@ -42,12 +44,37 @@ func loadDocuments(dir string) (documents, error) {
 		"delete_policy.graphql":             &d.deletePolicy,
 		"list_policies.graphql":             &d.listPolicies,
 	}
+	fragments, err := filepath.Glob(filepath.Join(dir, "*.fragment.graphql"))
+	if err != nil {
+		return documents{}, err
+	}
+	byName := map[string]string{}
+	for _, path := range fragments {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return documents{}, fmt.Errorf("reading the GraphQL fragment %s: %w", filepath.Base(path), err)
+		}
+		m := fragmentName.FindSubmatch(b)
+		if m == nil {
+			return documents{}, fmt.Errorf("%s defines no fragment", filepath.Base(path))
+		}
+		byName[string(m[1])] = string(b)
+	}
 	for name, into := range files {
 		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			return documents{}, fmt.Errorf("reading the GraphQL document %s: %w", name, err)
 		}
-		*into = string(b)
+		doc := string(b)
+		for frag, text := range byName {
+			if strings.Contains(doc, "..."+frag) {
+				doc += "\n" + text
+			}
+		}
+		*into = doc
 	}
 	return d, nil
 }
+
+// fragmentName finds the name a fragment file defines.
+var fragmentName = regexp.MustCompile(`(?m)^fragment\s+(\w+)\s+on\s`)

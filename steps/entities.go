@@ -9,6 +9,11 @@ import (
 	"strings"
 )
 
+// entityState holds two answers to compare.
+type entityState struct {
+	pair [2]*answer
+}
+
 // The two entity paths, as the features name them.
 const (
 	tierGMS      = "metadata service's"

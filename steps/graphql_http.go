@@ -10,6 +10,11 @@ import (
 	"strings"
 )
 
+// graphqlState is what a GraphQL transport scenario sent.
+type graphqlState struct {
+	echoMarker string // a marker sent in a body the answer must not echo
+}
+
 // frontendGraphQLPath is where the frontend answers GraphQL, by the name
 // graphql_http.feature gives the endpoint.
 func frontendGraphQLPath(endpoint string) string {

@@ -7,6 +7,11 @@ import (
 	"net/http"
 )
 
+// datasetState is the dataset a scenario writes, or means to.
+type datasetState struct {
+	dataset *datasetRecord
+}
+
 // proposal is the body of POST /aspects?action=ingestProposal: one aspect
 // of one entity, upserted, its value as JSON text.
 type proposal struct {

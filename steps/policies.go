@@ -20,6 +20,13 @@ var metadataPrivileges = []string{"VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE", "E
 // platformPrivileges are the platform privileges the contract names.
 var platformPrivileges = []string{"GENERATE_PERSONAL_ACCESS_TOKENS", "MANAGE_ACCESS_TOKENS", "MANAGE_POLICIES", "CREATE_TAGS", "MANAGE_TAGS"}
 
+// policyState is what a scenario knows of the policies it made.
+type policyState struct {
+	policies    map[string]*policyRecord // granting policies, by person name and privilege
+	policy      *policyRecord            // the policy the scenario talks about
+	policyCheck func() error             // checks what was done to the policies
+}
+
 // policyInput is DataHub's PolicyUpdateInput.
 type policyInput struct {
 	Type        string          `json:"type"`

@@ -86,7 +86,7 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^a request without a token reaches `+surfaces+`$`, requestWithoutTokenReaches)
 	s.Step(`^the request is refused as unauthenticated$`, refusedAsUnauthenticated)
 	s.Step(`^the answer challenges the caller for a Bearer token$`, answerChallengesForBearer)
-	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, sending `+own+` token (with the Basic scheme|with the Token scheme|without a scheme|with the bearer scheme in lower case)$`, asksWhoSheIsSendingToken)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, sending `+own+` token `+schemeNames+`$`, asksWhoSheIsSendingToken)
 	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the (metadata service|frontend), naming the administrator in X-DataHub-Actor$`, asksWhoSheIsNamingAdmin)
 	s.Step(`^the challenge says the token is invalid$`, challengeSaysTokenInvalid)
 	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` with `+badTokens+`$`, asksWhoSheIsWithBadToken)

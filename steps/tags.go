@@ -5,6 +5,12 @@ import (
 	"fmt"
 )
 
+// tagState is the tags a scenario talks about.
+type tagState struct {
+	tag      *tagRecord // the tag the scenario talks about
+	firstTag *tagRecord // the tag an id was first used for
+}
+
 // tagRecord is a tag a scenario makes or means to make.
 type tagRecord struct {
 	id          string

@@ -11,6 +11,12 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
+// tokenState is the tokens a scenario made or tried to make.
+type tokenState struct {
+	newToken      *tokenRecord   // the token the scenario made last
+	tokenBaseline *tokenBaseline // tokens for a user before an attempt to make one
+}
+
 // tokenMetadata is DataHub's AccessTokenMetadata.
 type tokenMetadata struct {
 	URN         string  `json:"urn"`

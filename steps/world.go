@@ -50,20 +50,16 @@ type world struct {
 	stepStart int // index of the current step's first exchange
 	secrets   []string
 
-	people   map[string]*person
-	policies map[string]*policyRecord // by person name and privilege
-	tag      *tagRecord               // the tag the scenario talks about
-	firstTag *tagRecord               // the tag an id was first used for
-	dataset  *datasetRecord           // the dataset the scenario talks about
-	newToken *tokenRecord             // the token the scenario made last
-	last     *answer                  // the answer to the last attempt
-	pair     [2]*answer               // two answers to compare
+	people map[string]*person // who the scenario names (people.go)
+	last   *answer            // the answer to the last attempt
 
-	policy      *policyRecord // the policy the scenario talks about
-	policyCheck func() error  // checks what was done to the policies
-
-	tokenBaseline *tokenBaseline // tokens for a user before an attempt to make one
-	echoMarker    string         // a marker sent in a body the answer must not echo
+	// Each capability's own state, kept beside its steps.
+	policyState  // policies.go
+	tagState     // tags.go
+	tokenState   // tokens.go
+	datasetState // ingestion.go
+	entityState  // entities.go
+	graphqlState // graphql_http.go
 
 	cleanups []cleanup
 }
@@ -93,11 +89,11 @@ func theWorld(ctx context.Context) *world {
 
 func newWorld(s *suite, sc *godog.Scenario) *world {
 	w := &world{
-		suite:    s,
-		name:     sc.Name,
-		id:       randomID(8),
-		people:   map[string]*person{},
-		policies: map[string]*policyRecord{},
+		suite:       s,
+		name:        sc.Name,
+		id:          randomID(8),
+		people:      map[string]*person{},
+		policyState: policyState{policies: map[string]*policyRecord{}},
 	}
 	for _, t := range sc.Tags {
 		if t.Name == "@exclusive" {
