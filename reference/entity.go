@@ -77,8 +77,9 @@ type SnapshotAspect struct {
 	Value json.RawMessage
 }
 
-// Entity returns the entity at rawURN. The caller needs VIEW_ENTITY_PAGE or
-// GET_ENTITY_PRIVILEGE on it, except for their own corpuser entity. Missing
+// Entity returns the entity at rawURN. The caller needs VIEW_ENTITY_PAGE,
+// GET_ENTITY_PRIVILEGE, EDIT_ENTITY or DELETE_ENTITY on it, except for their
+// own corpuser entity. Missing
 // is ENOTFOUND, checked after the privilege so that a refusal says nothing of
 // existence.
 func (s *Service) Entity(ctx context.Context, rawURN string) (*Snapshot, error) {
@@ -91,7 +92,9 @@ func (s *Service) Entity(ctx context.Context, rawURN string) (*Snapshot, error) 
 		return nil, err
 	}
 	if caller.URN != urn {
-		if _, err := s.require(ctx, urn, PrivViewEntityPage, PrivGetEntity); err != nil {
+		// As DataHub's EntityResource: any privilege on the entity lets one
+		// read it.
+		if _, err := s.require(ctx, urn, PrivViewEntityPage, PrivGetEntity, PrivEditEntity, PrivDeleteEntity); err != nil {
 			return nil, err
 		}
 	}

@@ -281,7 +281,8 @@ func (s *Service) ActorFor(ctx context.Context, header string) (Actor, error) {
 		return Actor{}, err
 	}
 	if u == nil || u.Suspended {
-		return Actor{}, Errorf(EBADREQUEST, "X-DataHub-Actor names no active user")
+		// DataHub answers 403 "Actor is not active".
+		return Actor{}, Errorf(EUNAUTHORIZED, "X-DataHub-Actor names no active user")
 	}
 	return Actor{URN: urn}, nil
 }

@@ -240,8 +240,8 @@ func TestAuthDisabledServesSystemActorAndIgnoresForwardedActor(t *testing.T) {
 		t.Errorf("GMS ignored X-DataHub-Actor: %s", r.body)
 	}
 	r = do(t, "POST", tr.gms.URL+"/api/graphql", "", "application/json", me, "X-DataHub-Actor", "urn:li:corpuser:nobody-"+uuid.NewString())
-	if r.status != 400 || !strings.Contains(r.body, "no active user") {
-		t.Errorf("X-DataHub-Actor naming no user: %d %s, want 400", r.status, r.body)
+	if r.status != 403 || !strings.Contains(r.body, "no active user") {
+		t.Errorf("X-DataHub-Actor naming no user: %d %s, want 403 as DataHub answers", r.status, r.body)
 	}
 	r = do(t, "POST", tr.frontend.URL+"/api/graphql", "", "application/json", me, "X-DataHub-Actor", "urn:li:corpuser:datahub")
 	if !strings.Contains(r.body, "__datahub_system") {
