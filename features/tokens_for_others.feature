@@ -75,3 +75,19 @@ Feature: Tokens for other users
     When Bob revokes the new token
     Then Bob is rejected as unauthorized
     And the new token acts as Bob
+
+  @must @core
+  Scenario Outline: Someone granted only <privilege> is refused when she <action>
+    Given Ann holds a personal access token
+    And Ann is granted <privilege>
+    And Bob holds a personal access token
+    And Bob has created a personal access token for himself
+    When Ann <action>
+    Then Ann is rejected as unauthorized
+
+    Examples:
+      | privilege                       | action                              |
+      | MANAGE_POLICIES                 | lists the tokens Bob owns           |
+      | MANAGE_POLICIES                 | revokes the new token               |
+      | MANAGE_POLICIES                 | reads the metadata of the new token |
+      | GENERATE_PERSONAL_ACCESS_TOKENS | reads the metadata of the new token |

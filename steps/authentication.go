@@ -220,6 +220,7 @@ func adminSuspends(ctx context.Context, name string) error {
 		"status":       "SUSPENDED",
 		"lastModified": map[string]any{"time": time.Now().UnixMilli(), "actor": "urn:li:corpuser:__datahub_system"},
 	}
+	p.suspended = true
 	return w.mustIngest(w.admin(), "corpuser", p.urn, "corpUserStatus", status)
 }
 
