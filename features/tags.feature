@@ -36,6 +36,13 @@ Feature: Creating tags
       | frontend's         |
 
   @must @core
+  Scenario: A tag made without an id gets a random one
+    Given Ann is granted CREATE_TAGS
+    When Ann creates a tag without an id
+    Then the answer is the URN of a tag with a random id
+    And the tag exists with its name and description
+
+  @must @core
   Scenario: A tag id can be used only once
     Given Ann is granted CREATE_TAGS
     And Ann has created a tag

@@ -134,10 +134,13 @@ Feature: Personal access tokens
       And Ann is granted GENERATE_PERSONAL_ACCESS_TOKENS
 
     @must @core
-    Scenario: Someone lists their own tokens
-      Given Ann has created a personal access token for herself
+    Scenario: Someone lists their own tokens, and only those
+      Given Bob holds a personal access token
+      And Bob has created a personal access token for himself
+      And Ann has created a personal access token for herself
       When Ann lists her own tokens
       Then the list includes the new token
+      And every token in the list is owned by Ann
 
     @must @core
     Scenario: Listing tokens without saying whose is refused

@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -251,4 +253,61 @@ func tokenIsRefused(ctx context.Context, name string) error {
 		err := w.refused(a)
 		return err == nil, err
 	})
+}
+
+// answerSaysHoldsExactly checks `me.platformPrivileges` against a list such
+// as "GENERATE_PERSONAL_ACCESS_TOKENS and CREATE_TAGS": those true, every
+// other the contract names false.
+func answerSaysHoldsExactly(ctx context.Context, name, list string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if err := w.answerNames(a, w.person(name).urn); err != nil {
+		return err
+	}
+	var me *meView
+	if err := a.data("me", &me); err != nil {
+		return w.failed(err)
+	}
+	want := map[string]bool{}
+	for _, p := range strings.Split(list, " and ") {
+		if _, ok := privilegeFields[p]; !ok {
+			return w.fail("%q is not a platform privilege the contract names", p)
+		}
+		want[p] = true
+	}
+	var wrong []string
+	for priv, field := range privilegeFields {
+		if me.PlatformPrivileges[field] != want[priv] {
+			wrong = append(wrong, fmt.Sprintf("%s is %t", field, me.PlatformPrivileges[field]))
+		}
+	}
+	if len(wrong) > 0 {
+		slices.Sort(wrong)
+		return w.fail("%s: platformPrivileges say %s; expected exactly %s", a.what, strings.Join(wrong, ", "), list)
+	}
+	return nil
+}
+
+func checksHealth(ctx context.Context) error {
+	w := theWorld(ctx)
+	c := w.anonymous()
+	a := w.getPage(c, c.gms+"/health")
+	a.what = "someone without a token checking " + c.gms + "/health"
+	w.last = a
+	return w.checkpoint()
+}
+
+func serviceIsHealthy(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	return nil
 }

@@ -32,6 +32,9 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the answer names `+who+` as the signed-in user$`, answerNamesSignedInUser)
 	s.Step(`^`+who+`'s token works$`, tokenWorks)
 	s.Step(`^`+who+`'s token is refused$`, tokenIsRefused)
+	s.Step(`^the answer says `+who+` holds exactly ([A-Z_]+(?: and [A-Z_]+)*)$`, answerSaysHoldsExactly)
+	s.Step(`^someone without a token checks the service's health$`, checksHealth)
+	s.Step(`^the service says it is healthy$`, serviceIsHealthy)
 
 	// Privileges.
 	s.Step(`^`+who+` is granted `+priv+`$`, isGranted)
@@ -77,6 +80,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` creates a tag, naming the administrator in X-DataHub-Actor$`, createsTagNamingAdmin)
 	s.Step(`^`+who+` deletes the tag$`, deletesTheTag)
 	s.Step(`^the answer is the URN of the tag$`, answerIsTagURN)
+	s.Step(`^`+who+` creates a tag without an id$`, createsATagWithoutID)
+	s.Step(`^the answer is the URN of a tag with a random id$`, answerIsURNOfRandomTag)
 	s.Step(`^the tag exists with its name and description$`, tagExistsWithNameAndDescription)
 	s.Step(`^the tag reads back with its name and description through the `+tiers+` entity path$`, tagReadsBackThrough)
 	s.Step(`^the tag does not exist$`, tagDoesNotExist)
@@ -109,6 +114,7 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` lists tokens without saying whose$`, listsTokensWithoutSayingWhose)
 	s.Step(`^`+who+` lists the tokens `+who+` owns$`, listsTokensOwnedBy)
 	s.Step(`^the list includes the new token$`, listIncludesNewToken)
+	s.Step(`^every token in the list is owned by `+who+`$`, everyTokenOwnedBy)
 	s.Step(`^`+who+`'s own token list does not include the new token$`, ownListExcludesNewToken)
 	s.Step(`^`+who+` revokes the new token$`, revokesNewToken)
 	s.Step(`^`+who+` creates a personal access token for `+anyoneOf+` that lasts ([A-Z_]+)$`, createsTokenLasting)

@@ -3,6 +3,8 @@ package steps
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"strings"
 )
 
 // tagState is the tags a scenario talks about.
@@ -349,4 +351,56 @@ func createsTagNamingAdmin(ctx context.Context, name string) error {
 	w.tag = w.newTag()
 	w.last = w.attemptCreateTag(c, w.tag)
 	return w.checkpoint()
+}
+
+func createsATagWithoutID(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	t := w.newTag()
+	t.id, t.urn = "", ""
+	w.tag = t
+	a := w.graphql(c, w.suite.docs.createTag, map[string]any{"input": map[string]any{"name": t.name, "description": t.description}})
+	a.what = fmt.Sprintf("%s creating a tag without an id", c.name)
+	w.last = a
+	// The URN is known only from the answer; delete what was made.
+	w.undo("delete the tag made without an id", func() error {
+		if t.urn == "" {
+			return nil
+		}
+		a := w.deleteTagAs(w.reader(), t)
+		var out *bool
+		if err := a.data("deleteTag", &out); err != nil && !isNotFound(a) {
+			return err
+		}
+		return nil
+	})
+	var urn *string
+	if a.data("createTag", &urn) == nil && urn != nil {
+		t.urn = *urn
+		t.id = strings.TrimPrefix(*urn, "urn:li:tag:")
+	}
+	return w.checkpoint()
+}
+
+// uuidShape is a random UUID as DataHub's CreateTagResolver makes one.
+var uuidShape = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+func answerIsURNOfRandomTag(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	var urn *string
+	if err := a.data("createTag", &urn); err != nil {
+		return w.failed(err)
+	}
+	id, ok := strings.CutPrefix(deref(urn), "urn:li:tag:")
+	if !ok || !uuidShape.MatchString(strings.ToLower(id)) {
+		return w.fail("%s answered %q, expected urn:li:tag:<a random UUID>", a.what, deref(urn))
+	}
+	return nil
 }

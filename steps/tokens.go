@@ -804,3 +804,22 @@ func metadataDescribes(ctx context.Context, actorName, ownerName string) error {
 	}
 	return w.failed(sameDescription(a.what, *m, tok.meta))
 }
+
+func everyTokenOwnedBy(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	var l *tokenList
+	if err := a.data("listAccessTokens", &l); err != nil {
+		return w.failed(err)
+	}
+	owner := w.person(name).urn
+	for _, t := range l.Tokens {
+		if t.OwnerURN != owner {
+			return w.fail("%s includes the token %s owned by %s", a.what, t.ID, t.OwnerURN)
+		}
+	}
+	return nil
+}
