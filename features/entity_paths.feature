@@ -5,7 +5,8 @@ Feature: Entity paths
   written raw or percent-encoded. Someone not allowed to read entities is refused (403),
   though everyone may read their own user entity.
   DataHub answers a URN that was never written with its key aspect alone; answering
-  404 Not Found for it, as the reference does, is recommended (RFC 9110 section 15.5.5).
+  404 Not Found for it, as the reference does, is recommended (RFC 9110 section 15.5.5),
+  and so is refusing a malformed URN with 400 Bad Request.
 
   Background:
     Given Ann holds a personal access token
@@ -46,6 +47,16 @@ Feature: Entity paths
   Scenario Outline: An entity that does not exist is not found through the <tier> entity path
     When Ann reads a tag that does not exist through the <tier> entity path
     Then the answer has status 404
+
+    Examples:
+      | tier               |
+      | metadata service's |
+      | frontend's         |
+
+  @should @core
+  Scenario Outline: A malformed URN is refused as a bad request through the <tier> entity path
+    When Ann reads an entity by a malformed URN through the <tier> entity path
+    Then the answer has status 400
 
     Examples:
       | tier               |

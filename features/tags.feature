@@ -69,3 +69,13 @@ Feature: Creating tags
       | EDIT_ENTITY          |
       | MANAGE_POLICIES      |
       | MANAGE_ACCESS_TOKENS |
+
+  @should @core
+  Scenario Outline: Reading a tag by <a URN that is not a tag's> is refused as a bad request
+    When Ann reads a tag by <a URN that is not a tag's>
+    Then the answer is a GraphQL error saying the request is bad
+
+    Examples:
+      | a URN that is not a tag's |
+      | a malformed URN           |
+      | a dataset's URN           |

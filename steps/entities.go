@@ -269,3 +269,13 @@ func isRefusedReadingUserEntity(ctx context.Context, name, whose string) error {
 	}
 	return nil
 }
+
+func readsMalformedURNThrough(ctx context.Context, name, tier string) error {
+	w := theWorld(ctx)
+	c, err := w.readerOf(name)
+	if err != nil {
+		return err
+	}
+	w.last = w.readEntity(c, tier, "not-a-urn-"+w.id, false)
+	return w.checkpoint()
+}

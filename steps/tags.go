@@ -404,3 +404,36 @@ func answerIsURNOfRandomTag(ctx context.Context) error {
 	}
 	return nil
 }
+
+func readsTagByOtherURN(ctx context.Context, name, which string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	urn := "not-a-urn-" + w.id
+	if which == "a dataset's URN" {
+		urn = w.newDataset().urn
+	}
+	a := w.graphql(c, w.suite.docs.tag, map[string]any{"urn": urn})
+	a.what = fmt.Sprintf("%s reading a tag by %s (%s)", name, which, urn)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+func answerIsBadRequestError(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	e, err := w.graphQLRefusal(a, "a refusal as a bad request")
+	if err != nil {
+		return err
+	}
+	if e.code() != "400" {
+		return w.fail("%s failed with code %q and type %q (%q), expected 400 BAD_REQUEST", a.what, e.code(), e.Extensions.Type, e.Message)
+	}
+	return nil
+}
