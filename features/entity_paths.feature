@@ -2,8 +2,9 @@
 Feature: Entity paths
   An entity is read by its URN at /entities/<urn> on the metadata service and at
   /api/gms/entities/<urn> on the frontend. Both give the same entity, whether the URN is
-  written raw or percent-encoded. Someone not allowed to read entities is refused (403),
-  though everyone may read their own user entity.
+  written raw or percent-encoded. Any privilege on an entity (VIEW_ENTITY_PAGE,
+  GET_ENTITY_PRIVILEGE, EDIT_ENTITY, DELETE_ENTITY) lets one read it; someone without one
+  is refused (403), though everyone may read their own user entity.
   DataHub answers a URN that was never written with its key aspect alone; answering
   404 Not Found for it, as the reference does, is recommended (RFC 9110 section 15.5.5),
   and so is refusing a malformed URN with 400 Bad Request.
@@ -76,6 +77,21 @@ Feature: Entity paths
       | tier               |
       | metadata service's |
       | frontend's         |
+
+  @must @core @exclusive
+  Scenario Outline: Someone granted only <privilege> on the tag reads it
+    Given a tag exists
+    And no policy lets every user read entities
+    And Ann is granted <privilege> on that tag only
+    When Ann reads the tag through the metadata service's entity path with a raw URN
+    Then the answer is the tag's snapshot with its name and description
+
+    Examples:
+      | privilege            |
+      | VIEW_ENTITY_PAGE     |
+      | GET_ENTITY_PRIVILEGE |
+      | EDIT_ENTITY          |
+      | DELETE_ENTITY        |
 
   @must @core @exclusive
   Scenario: Someone granted VIEW_ENTITY_PAGE on one tag reads it, and no other entity

@@ -48,6 +48,35 @@ Feature: Ingestion
     And the dataset's description reads back through the metadata service's entity path
 
   @must @core
+  Scenario: Someone granted EDIT_ENTITY on tags ingests a tag's properties
+    Given Ann is granted EDIT_ENTITY on tags
+    When Ann ingests the properties of a new tag
+    Then the ingestion is acknowledged
+    And the tag exists with its name and description
+
+  @must @core
+  Scenario: Any aspect of a dataset can be ingested
+    Given Ann is granted EDIT_ENTITY
+    When Ann ingests the institutional memory of a new dataset
+    Then the ingestion is acknowledged
+    And the dataset's institutional memory reads back through the metadata service's entity path
+
+  @should @core
+  Scenario Outline: A proposal <that is malformed> is refused and stores nothing
+    Given Ann is granted EDIT_ENTITY
+    When Ann ingests a description for a new dataset in a proposal <that is malformed>
+    Then the answer is a refusal of a bad request
+    And nothing was stored for the dataset
+
+    Examples:
+      | that is malformed                           |
+      | whose entity type is not the URN's          |
+      | whose aspect value is not JSON              |
+      | whose aspect value is not a JSON object     |
+      | without an aspect                           |
+      | whose aspect content type is not JSON       |
+
+  @must @core
   Scenario: Someone granted EDIT_ENTITY on tags cannot ingest for a dataset
     Given Ann is granted EDIT_ENTITY on tags
     When Ann ingests a description for a new dataset

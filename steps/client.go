@@ -165,10 +165,12 @@ type request struct {
 type answer struct {
 	caller string // who sent the request
 	what   string // what was attempted, for messages
-	status int    // 0 when no response came
-	header http.Header
-	body   []byte
-	resp   *httpexpect.Response
+	// subject is the URN the request was about, when it was about one.
+	subject string
+	status  int // 0 when no response came
+	header  http.Header
+	body    []byte
+	resp    *httpexpect.Response
 	// noEffect reads back that the attempt changed nothing; steps that
 	// judge a refusal call it. Reads set it to nothingToCheck.
 	noEffect func() error

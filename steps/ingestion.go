@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
 )
 
 // datasetState is the dataset a scenario writes, or means to.
@@ -47,6 +51,7 @@ func (w *world) ingest(c caller, base, entityType, urn, aspectName string, value
 	}}
 	a := w.sendJSON(c, base+"/aspects?action=ingestProposal", body, restliHeaders)
 	a.what = fmt.Sprintf("%s ingesting %s of %s", c.name, aspectName, urn)
+	a.subject = urn
 	return a
 }
 
@@ -155,13 +160,13 @@ func ingestsDescription(ctx context.Context, name, which, through string) error 
 	return w.checkpoint()
 }
 
-func answerNamesDataset(ctx context.Context) error {
+func ingestionAcknowledged(ctx context.Context) error {
 	w := theWorld(ctx)
 	a, err := w.lastAnswer()
 	if err != nil {
 		return err
 	}
-	return w.ingested(a, w.dataset.urn)
+	return w.ingested(a, a.subject)
 }
 
 func datasetDescriptionReadsBack(ctx context.Context, tier string) error {
@@ -221,6 +226,131 @@ func configTakesIngestion(ctx context.Context) error {
 	}
 	if cfg["noCode"] != "true" {
 		return w.fail(`%s has "noCode": %v, expected the string "true"`, a.what, cfg["noCode"])
+	}
+	return nil
+}
+
+// malformations are the ways a proposal can be malformed, and what each
+// does to a well-formed one.
+var malformations = map[string]func(*proposalBody){
+	"whose entity type is not the URN's":      func(p *proposalBody) { p.EntityType = "tag" },
+	"whose aspect value is not JSON":          func(p *proposalBody) { p.Aspect.Value = `{"description": ` },
+	"whose aspect value is not a JSON object": func(p *proposalBody) { p.Aspect.Value = `["a", "list"]` },
+	"without an aspect":                       nil, // the aspect field is left out
+	"whose aspect content type is not JSON":   func(p *proposalBody) { p.Aspect.ContentType = "text/plain" },
+}
+
+// malformationNames is the step pattern's group that names a malformation.
+var malformationNames = func() string {
+	names := make([]string, 0, len(malformations))
+	for n := range malformations {
+		names = append(names, regexp.QuoteMeta(n))
+	}
+	slices.Sort(names)
+	return "(" + strings.Join(names, "|") + ")"
+}()
+
+func ingestsMalformed(ctx context.Context, name, how string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	d := w.newDataset()
+	w.dataset = d
+	text, _ := json.Marshal(datasetProperties{Description: d.description, CustomProperties: map[string]string{}})
+	p := proposalBody{EntityType: "dataset", EntityURN: d.urn, ChangeType: "UPSERT", AspectName: "datasetProperties",
+		Aspect: aspectValue{Value: string(text), ContentType: "application/json"}}
+	var body any
+	if f := malformations[how]; f != nil {
+		f(&p)
+		body = proposal{Proposal: p}
+	} else {
+		body = map[string]any{"proposal": map[string]any{"entityType": p.EntityType, "entityUrn": p.EntityURN, "changeType": p.ChangeType, "aspectName": p.AspectName}}
+	}
+	a := w.sendJSON(c, c.gms+"/aspects?action=ingestProposal", body, restliHeaders)
+	a.what = fmt.Sprintf("%s ingesting a proposal %s", name, how)
+	a.noEffect = func() error { return w.datasetAbsent(d) }
+	w.last = a
+	return w.checkpoint()
+}
+
+// refusedAsBadRequest checks a refusal of malformed input: 400, or 422 as
+// Rest.li answers a proposal that fails validation, and no effect.
+func refusedAsBadRequest(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusBadRequest && a.status != http.StatusUnprocessableEntity {
+		return w.fail("%s answered status %d, expected 400 (or 422)", a.what, a.status)
+	}
+	return w.noEffect(a)
+}
+
+func ingestsTagProperties(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	t := w.newTag()
+	w.tag = t
+	w.undoTag(t)
+	a := w.ingest(c, c.gms, "tag", t.urn, "tagProperties", map[string]string{"name": t.name, "description": t.description})
+	a.noEffect = func() error { return w.tagAbsent(t) }
+	w.last = a
+	return w.checkpoint()
+}
+
+// institutionalMemory is the institutionalMemory aspect the suite writes.
+type institutionalMemory struct {
+	Elements []memoryElement `json:"elements"`
+}
+
+type memoryElement struct {
+	URL         string `json:"url"`
+	Description string `json:"description"`
+	CreateStamp struct {
+		Time  int64  `json:"time"`
+		Actor string `json:"actor"`
+	} `json:"createStamp"`
+}
+
+func ingestsInstitutionalMemory(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	d := w.newDataset()
+	w.dataset = d
+	e := memoryElement{URL: "https://example.com/" + w.unique("doc"), Description: d.description}
+	e.CreateStamp.Time, e.CreateStamp.Actor = time.Now().UnixMilli(), p.urn
+	a := w.ingest(c, c.gms, "dataset", d.urn, "institutionalMemory", institutionalMemory{Elements: []memoryElement{e}})
+	a.noEffect = func() error { return w.datasetAbsent(d) }
+	w.last = a
+	return w.checkpoint()
+}
+
+func institutionalMemoryReadsBack(ctx context.Context, tier string) error {
+	w := theWorld(ctx)
+	if w.dataset == nil {
+		return w.fail("no dataset was written")
+	}
+	a := w.readEntity(w.reader(), tier, w.dataset.urn, false)
+	s, err := w.snapshotOf(a, "DatasetSnapshot")
+	if err != nil {
+		return err
+	}
+	var m institutionalMemory
+	if err := w.aspect(s, "com.linkedin.common.InstitutionalMemory", &m); err != nil {
+		return err
+	}
+	if len(m.Elements) != 1 || m.Elements[0].Description != w.dataset.description {
+		return w.fail("%s: InstitutionalMemory is %+v, expected one element described %q", a.what, m, w.dataset.description)
 	}
 	return nil
 }

@@ -151,7 +151,9 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 		urn := probeURN(resources, "dataset")
 		if urn == "" {
 			if resources != nil && !resources.AllResources && resources.Type != "dataset" {
-				return nil // covers no dataset: nothing harmless to probe
+				// Covers no dataset: probe by reading what it covers, which
+				// EDIT_ENTITY allows too.
+				return w.untilReads(c, what, probeURN(resources, ""))
 			}
 			urn = w.newDataset().urn
 		}
@@ -169,12 +171,20 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 		if urn == "" {
 			urn = rootUser
 		}
-		return w.eventually(what, func() (bool, error) {
-			a := w.readEntity(c, tierGMS, urn, false)
-			return a.status == http.StatusOK || a.status == http.StatusNotFound, w.fail("%s answered status %d", a.what, a.status)
-		})
+		return w.untilReads(c, what, urn)
 	}
 	return nil
+}
+
+// untilReads waits until c may read urn ("" waits for nothing).
+func (w *world) untilReads(c caller, what, urn string) error {
+	if urn == "" {
+		return nil
+	}
+	return w.eventually(what, func() (bool, error) {
+		a := w.readEntity(c, tierGMS, urn, false)
+		return a.status == http.StatusOK || a.status == http.StatusNotFound, w.fail("%s answered status %d", a.what, a.status)
+	})
 }
 
 // probeURN is a URN the resource filter names, of the entity type when one

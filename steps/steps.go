@@ -144,7 +144,12 @@ func registerSteps(s stepRegistrar) {
 
 	// Ingestion.
 	s.Step(`^`+who+` ingests a description for (a new dataset|that dataset|another new dataset)( through the frontend)?$`, ingestsDescription)
-	s.Step(`^the ingestion is acknowledged$`, answerNamesDataset)
+	s.Step(`^the ingestion is acknowledged$`, ingestionAcknowledged)
+	s.Step(`^`+who+` ingests a description for a new dataset in a proposal `+malformationNames+`$`, ingestsMalformed)
+	s.Step(`^the answer is a refusal of a bad request$`, refusedAsBadRequest)
+	s.Step(`^`+who+` ingests the properties of a new tag$`, ingestsTagProperties)
+	s.Step(`^`+who+` ingests the institutional memory of a new dataset$`, ingestsInstitutionalMemory)
+	s.Step(`^the dataset's institutional memory reads back through the `+tiers+` entity path$`, institutionalMemoryReadsBack)
 	s.Step(`^the dataset's description reads back through the `+tiers+` entity path$`, datasetDescriptionReadsBack)
 	s.Step(`^nothing was stored for the dataset$`, nothingStoredForDataset)
 
