@@ -1,7 +1,8 @@
 # catalogspec: the conformance suite and the reference metadata service.
 #
 #   make conformance   the suite against the reference (Postgres started for you)
-#   make test          unit tests and the suite
+#   make test          unit tests, the suite's self-test and the suite
+#   make selftest      the suite run against injected faults: each must be caught
 #   make run           the reference on a local Postgres, for a person to try
 #   make generate      regenerate gqlgen code
 #   make check-generate  fail when regenerating would change anything
@@ -14,7 +15,7 @@ REPORTS  := $(CURDIR)/reports
 
 export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
 
-.PHONY: all conformance test unit run build generate check-generate lint clean mutation
+.PHONY: all conformance test unit selftest run build generate check-generate lint clean mutation
 
 all: test
 
@@ -35,9 +36,17 @@ conformance: build
 
 # Every test but the suite: the reference's tests and the suite's own.
 unit:
-	$(GO) test -count=1 -skip '^TestFeatures$$' ./...
+	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest)$$' ./...
 
-test: lint unit conformance
+# The suite against the reference behind a proxy that injects one fault at a
+# time (a wrong status, a dropped field, a privilege check skipped, ...): the
+# clean run must pass and every fault must fail a scenario that names it.
+# The table goes to reports/selftest.txt.
+selftest:
+	@mkdir -p $(REPORTS)
+	$(GO) test -count=1 -v -timeout 30m -run '^TestSelftest$$' ./selftest/
+
+test: lint unit selftest conformance
 
 run: build
 	$(CATALOGD) serve

@@ -72,6 +72,7 @@ Feature: Entity paths
     And no policy lets every user read entities
     When Ann reads the tag through the <tier> entity path with a raw URN
     Then the answer has status 403
+    And the answer explains itself in JSON with its status and a message
 
     Examples:
       | tier               |

@@ -20,6 +20,15 @@ Feature: Ingestion
     And the dataset's description reads back through the frontend's entity path
 
   @must @core
+  Scenario: Ingesting an aspect again replaces it
+    Given Ann is granted EDIT_ENTITY
+    And Ann has ingested a description for a new dataset
+    And the dataset's description reads back through the metadata service's entity path
+    When Ann ingests another description for that dataset
+    Then the ingestion is acknowledged
+    And the dataset's description reads back through the metadata service's entity path
+
+  @must @core
   Scenario: Someone granted EDIT_ENTITY ingests through the frontend
     Given Ann is granted EDIT_ENTITY
     When Ann ingests a description for a new dataset through the frontend

@@ -279,3 +279,25 @@ func readsMalformedURNThrough(ctx context.Context, name, tier string) error {
 	w.last = w.readEntity(c, tier, "not-a-urn-"+w.id, false)
 	return w.checkpoint()
 }
+
+// answerExplainsItself checks an error answer of the entity paths: a JSON
+// object with the status and a message of its own (Rest.li's error body has
+// both), never the text reserved for unknown errors.
+func answerExplainsItself(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	var body struct {
+		Status  any    `json:"status"`
+		Message string `json:"message"`
+	}
+	if err := a.jsonBody(&body); err != nil {
+		return w.failed(err)
+	}
+	if fmt.Sprint(body.Status) != fmt.Sprint(a.status) || strings.TrimSpace(body.Message) == "" || body.Message == "An unknown error occurred." {
+		return w.fail("%s answered status %v and message %q in its body; expected the status %d and a message saying why", a.what, body.Status, body.Message, a.status)
+	}
+	return nil
+}

@@ -354,3 +354,28 @@ func institutionalMemoryReadsBack(ctx context.Context, tier string) error {
 	}
 	return nil
 }
+
+func hasIngestedDescription(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.dataset = w.newDataset()
+	a := w.attemptIngestDescription(c, c.gms, w.dataset)
+	return w.ingested(a, w.dataset.urn)
+}
+
+func ingestsAnotherDescription(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	if w.dataset == nil {
+		return w.fail("no dataset was written before")
+	}
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.dataset.description = "Described again by the catalogspec scenario " + w.unique("again")
+	w.last = w.attemptIngestDescription(c, c.gms, w.dataset)
+	return w.checkpoint()
+}

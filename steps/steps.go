@@ -140,11 +140,14 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the answer is the tag's snapshot with its name and description$`, answerIsTagSnapshot)
 	s.Step(`^the answer is `+who+`'s user snapshot$`, answerIsUserSnapshot)
 	s.Step(`^both answers are the same$`, bothAnswersAreTheSame)
+	s.Step(`^the answer explains itself in JSON with its status and a message$`, answerExplainsItself)
 	s.Step(`^`+who+` is refused when `+pronoun+` reads? `+who+`'s user entity$`, isRefusedReadingUserEntity)
 
 	// Ingestion.
 	s.Step(`^`+who+` ingests a description for (a new dataset|that dataset|another new dataset)( through the frontend)?$`, ingestsDescription)
 	s.Step(`^the ingestion is acknowledged$`, ingestionAcknowledged)
+	s.Step(`^`+who+` has ingested a description for a new dataset$`, hasIngestedDescription)
+	s.Step(`^`+who+` ingests another description for that dataset$`, ingestsAnotherDescription)
 	s.Step(`^`+who+` ingests a description for a new dataset in a proposal `+malformationNames+`$`, ingestsMalformed)
 	s.Step(`^the answer is a refusal of a bad request$`, refusedAsBadRequest)
 	s.Step(`^`+who+` ingests the properties of a new tag$`, ingestsTagProperties)

@@ -1,0 +1,539 @@
+package selftest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference/pgprovider"
+)
+
+const (
+	// runTimeout bounds one run of the suite; a clean run takes seconds.
+	runTimeout = 60 * time.Second
+	// propagation is the suite's window for a change to show. The reference
+	// is immediate; a short window keeps the runs with a fault short, and
+	// is longer than policyCacheTTL so that only the "at once" scenarios
+	// notice policy-cache-lags.
+	propagation  = "2s"
+	startTimeout = 30 * time.Second
+	// envOnly, when set, names the faults to run (comma-separated), to try
+	// one fault again without running them all.
+	envOnly = "CATALOGSPEC_SELFTEST_FAULTS"
+)
+
+// TestSelftest runs the suite against one reference through the fault
+// proxy: once with no fault, which must pass; once per fault, each of which
+// must make one of the scenarios Expected names fail; and once more with no
+// fault, to show that the faults left the reference as they found it.
+func TestSelftest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the selftest runs the whole suite once per fault")
+	}
+	checkTables(t)
+	only := map[string]bool{}
+	for _, name := range strings.FieldsFunc(os.Getenv(envOnly), func(r rune) bool { return r == ',' || r == ' ' }) {
+		if _, ok := Expected[name]; !ok {
+			t.Fatalf("%s names %q, which is not a fault", envOnly, name)
+		}
+		only[name] = true
+	}
+	start := time.Now()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	catalogd := filepath.Join(work, "catalogd")
+	suite := filepath.Join(work, "steps.test")
+	goBuild(t, root, "build", "-o", catalogd, "./reference/cmd/catalogd")
+	goBuild(t, root, "test", "-c", "-o", suite, "./steps")
+
+	ctx := t.Context()
+	logPath := filepath.Join(work, "catalogd.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = logFile.Close() })
+	db, err := pgprovider.Provide(ctx, pgprovider.Options{Logger: slog.New(slog.NewTextHandler(logFile, nil))})
+	if err != nil {
+		t.Fatalf("no database for the reference: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+
+	gms, frontend := startCatalogd(t, catalogd, db.URL, logFile, logPath)
+	admin := mintAdminToken(t, catalogd, db.URL)
+	proxy, err := NewProxy(gms, frontend, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	masked := func(s string) string { return mask(s, admin) }
+
+	runs := 0
+	run := func(name string) outcome {
+		runs++
+		o := runSuite(ctx, suite, filepath.Join(root, "steps"), filepath.Join(work, fmt.Sprintf("reports-%02d-%s", runs, name)), proxy, admin)
+		o.out = masked(o.out)
+		return o
+	}
+
+	proxy.Set(nil)
+	clean := run("clean")
+	if clean.err != nil || len(clean.failed) > 0 {
+		t.Fatalf("the clean run through the proxy (no fault) must pass, but %s in %s:\n%s",
+			clean.verdict(), clean.took, tail(clean.out, 80))
+	}
+	t.Logf("clean run: %d scenarios passed (%d skipped) in %s", len(clean.all)-len(clean.skipped), len(clean.skipped), clean.took)
+	checkExpectedNamesExist(t, clean.all)
+
+	var rows [][3]string
+	var missed []string
+	faults := 0
+	for i := range Faults {
+		f := &Faults[i]
+		if len(only) > 0 && !only[f.Name] {
+			continue
+		}
+		faults++
+		proxy.Set(f)
+		o := run(f.Name)
+		proxy.Set(nil)
+		caught := o.matching(Expected[f.Name])
+		switch {
+		case o.err != nil:
+			t.Errorf("fault %s: the suite did not run to the end: %v\n%s", f.Name, o.err, tail(o.out, 40))
+			rows = append(rows, [3]string{f.Name, "RUN FAILED: " + o.err.Error(), strings.Join(Expected[f.Name], " / ")})
+			missed = append(missed, f.Name+" (run failed)")
+			continue
+		case len(caught) == 0:
+			missed = append(missed, f.Name)
+			t.Errorf("fault %s was not caught. It breaks: %s. None of the scenarios %q failed; %s.\n%s",
+				f.Name, f.Breaks, Expected[f.Name], o.verdict(), tail(o.out, 40))
+		}
+		rows = append(rows, [3]string{f.Name, describeCatch(caught, o.failed), strings.Join(Expected[f.Name], " / ")})
+		t.Logf("fault %-27s %3d scenario(s) failed, %d expected, in %s", f.Name, len(o.failed), len(caught), o.took)
+	}
+
+	after := run("clean-after")
+	if after.err != nil || len(after.failed) > 0 {
+		t.Errorf("the clean run after the faults must pass too (a fault left the reference changed?), but %s:\n%s",
+			after.verdict(), tail(after.out, 60))
+	}
+
+	table := formatTable(rows)
+	summary := fmt.Sprintf("selftest: %d faults, %d caught, %d not caught%s; clean run %s, all %d runs %s\n",
+		faults, faults-len(missed), len(missed), listOrEmpty(missed), clean.took, runs, time.Since(start).Round(time.Second))
+	t.Logf("\n%s%s", table, summary)
+	writeReport(t, root, table+summary)
+}
+
+// checkTables checks that Faults and Expected agree: unique names, and an
+// entry in Expected for each fault and for nothing else.
+func checkTables(t *testing.T) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, f := range Faults {
+		switch {
+		case f.Name == "" || f.Breaks == "":
+			t.Fatalf("fault %q needs a name and the rule it breaks", f.Name)
+		case seen[f.Name]:
+			t.Fatalf("fault %s is listed twice", f.Name)
+		case len(Expected[f.Name]) == 0:
+			t.Fatalf("fault %s has no entry in Expected: say which scenarios must catch it", f.Name)
+		case f.Request == nil && f.Response == nil:
+			t.Fatalf("fault %s does nothing", f.Name)
+		}
+		seen[f.Name] = true
+	}
+	for name := range Expected {
+		if !seen[name] {
+			t.Fatalf("Expected names %s, which is not among the Faults", name)
+		}
+	}
+}
+
+// checkExpectedNamesExist fails on a string of Expected that names no
+// scenario of the suite: the scenario was renamed or removed.
+func checkExpectedNamesExist(t *testing.T, scenarios []string) {
+	t.Helper()
+	for _, f := range Faults {
+		for _, want := range Expected[f.Name] {
+			if !slices.ContainsFunc(scenarios, func(s string) bool { return strings.Contains(s, want) }) {
+				t.Errorf("Expected[%q] names %q, which is part of no scenario's name: update the table in faults.go", f.Name, want)
+			}
+		}
+	}
+}
+
+// outcome is what one run of the suite did.
+type outcome struct {
+	all, failed, skipped []string // scenario names
+	out                  string   // the suite's output, masked
+	took                 time.Duration
+	err                  error // the run did not finish, or wrote no report
+}
+
+func (o outcome) verdict() string {
+	if o.err != nil {
+		return o.err.Error()
+	}
+	if len(o.failed) == 0 {
+		return "no scenario failed"
+	}
+	return fmt.Sprintf("%d scenario(s) failed: %s", len(o.failed), strings.Join(firstN(o.failed, 5), "; "))
+}
+
+// matching are the failed scenarios whose names contain one of wants.
+func (o outcome) matching(wants []string) []string {
+	var out []string
+	for _, name := range o.failed {
+		if slices.ContainsFunc(wants, func(w string) bool { return strings.Contains(name, w) }) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// runSuite runs the built suite once against the proxy.
+func runSuite(ctx context.Context, suite, dir, reports string, p *Proxy, admin string) outcome {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, suite, "-test.run", "^TestFeatures$", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(cleanEnv(),
+		"CATALOGSPEC_GMS_URL="+p.GMS,
+		"CATALOGSPEC_FRONTEND_URL="+p.Frontend,
+		"CATALOGSPEC_ADMIN_TOKEN="+admin,
+		"CATALOGSPEC_REPORTS_DIR="+reports,
+		"CATALOGSPEC_PROPAGATION_TIMEOUT="+propagation,
+		"CATALOGSPEC_CONCURRENCY=4",
+		"CATALOGSPEC_FORMAT=progress",
+		"NO_COLOR=1")
+	setProcAttr(cmd)
+	cmd.WaitDelay = 5 * time.Second
+	var buf strings.Builder
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	began := time.Now()
+	runErr := cmd.Run()
+	o := outcome{out: buf.String(), took: time.Since(began).Round(10 * time.Millisecond)}
+	if ctx.Err() != nil {
+		o.err = fmt.Errorf("the run was stopped after %s", runTimeout)
+		return o
+	}
+	var err error
+	o.all, o.failed, o.skipped, err = readCucumber(filepath.Join(reports, "cucumber.json"))
+	if err != nil {
+		o.err = fmt.Errorf("%v (the suite exited: %v)", err, runErr)
+	} else if runErr != nil && len(o.failed) == 0 {
+		o.err = fmt.Errorf("the suite failed with no failed scenario (%v): see its output", runErr)
+	}
+	return o
+}
+
+// readCucumber reads the scenarios of a cucumber.json report: all of them,
+// those with a failed step, and those whose steps were all skipped.
+func readCucumber(path string) (all, failed, skipped []string, err error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("the suite wrote no report: %w", err)
+	}
+	var features []struct {
+		Elements []struct {
+			Name  string `json:"name"`
+			Type  string `json:"type"`
+			Steps []struct {
+				Result struct {
+					Status string `json:"status"`
+				} `json:"result"`
+			} `json:"steps"`
+		} `json:"elements"`
+	}
+	if err := json.Unmarshal(b, &features); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s is not a cucumber JSON report: %w", path, err)
+	}
+	for _, f := range features {
+		for _, el := range f.Elements {
+			if el.Type == "background" {
+				continue
+			}
+			all = append(all, el.Name)
+			nSkipped := 0
+			for _, s := range el.Steps {
+				switch s.Result.Status {
+				case "failed", "undefined", "pending", "ambiguous":
+					failed = append(failed, el.Name)
+				case "skipped":
+					nSkipped++
+				}
+			}
+			if nSkipped > 0 && nSkipped == len(el.Steps) {
+				skipped = append(skipped, el.Name)
+			}
+		}
+	}
+	for _, l := range []*[]string{&all, &failed, &skipped} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
+	return all, failed, skipped, nil
+}
+
+// ---- The reference ----
+
+func goBuild(t *testing.T, root string, args ...string) {
+	t.Helper()
+	cmd := exec.Command("go", args...)
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// cleanEnv is this process's environment without anything that would point
+// the suite or catalogd elsewhere.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "CATALOGSPEC_") && !strings.HasPrefix(kv, "DATABASE_URL=") &&
+			!strings.HasPrefix(kv, "METADATA_SERVICE_AUTH_ENABLED=") && !strings.HasPrefix(kv, "CATALOGD_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// startCatalogd runs `catalogd serve` with authentication on, on free
+// ports, and returns its two base URLs once it is healthy. It is stopped
+// when the test ends.
+func startCatalogd(t *testing.T, bin, dbURL string, log *os.File, logPath string) (gms, frontend *url.URL) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0")
+	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL, "METADATA_SERVICE_AUTH_ENABLED=true")
+	cmd.Stderr = log
+	setProcAttr(cmd)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting catalogd: %v", err)
+	}
+	exited := make(chan struct{})
+	found := make(chan [2]string, 1)
+	go func() {
+		var urls [2]string
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			if v, ok := strings.CutPrefix(line, "catalogd: gms listening on "); ok {
+				urls[0] = strings.TrimRight(strings.TrimSpace(v), "/")
+			} else if v, ok := strings.CutPrefix(line, "catalogd: frontend listening on "); ok {
+				urls[1] = strings.TrimRight(strings.TrimSpace(v), "/")
+			} else {
+				fmt.Fprintln(log, "stdout: "+maskLogLine(line))
+			}
+			if urls[0] != "" && urls[1] != "" {
+				select {
+				case found <- urls:
+				default:
+				}
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	failed := func(format string, args ...any) {
+		t.Helper()
+		t.Fatalf("catalogd serve "+format+"; its log:\n%s", append(args, logTail(logPath, 30))...)
+	}
+	var urls [2]string
+	select {
+	case urls = <-found:
+	case <-exited:
+		failed("exited before saying where it listens")
+	case <-time.After(startTimeout):
+		failed("did not say where it listens within %s", startTimeout)
+	}
+	client := &http.Client{Timeout: 2 * time.Second}
+	for deadline := time.Now().Add(startTimeout); ; time.Sleep(100 * time.Millisecond) {
+		resp, err := client.Get(urls[0] + "/health")
+		if err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				break
+			}
+		}
+		select {
+		case <-exited:
+			failed("exited while starting")
+		default:
+		}
+		if time.Now().After(deadline) {
+			failed("did not answer 200 at %s/health within %s", urls[0], startTimeout)
+		}
+	}
+	gms, err1 := url.Parse(urls[0])
+	frontend, err2 := url.Parse(urls[1])
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatalf("catalogd printed addresses that are not URLs: %v", err)
+	}
+	return gms, frontend
+}
+
+// mintAdminToken has catalogd make a token for the root user; catalogd
+// prints it alone on stdout. It is never printed here.
+func mintAdminToken(t *testing.T, bin, dbURL string) string {
+	t.Helper()
+	cmd := exec.Command(bin, "token", "create", "--actor", "urn:li:corpuser:datahub", "--name", "selftest-admin", "--duration", "ONE_DAY")
+	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	tok := strings.TrimSpace(string(out))
+	if err != nil || len(strings.Fields(tok)) != 1 {
+		t.Fatalf("catalogd token create: %v, %d word(s) on stdout (want the token alone)\n%s",
+			err, len(strings.Fields(tok)), mask(stderr.String(), tok))
+	}
+	return tok
+}
+
+// ---- Output, never with a token in it ----
+
+var jwtLike = regexp.MustCompile(`eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.?[A-Za-z0-9_-]*`)
+
+// mask hides anything shaped like a JWT, and each of secrets.
+func mask(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if sec != "" {
+			s = strings.ReplaceAll(s, sec, "***")
+		}
+	}
+	return jwtLike.ReplaceAllString(s, "***")
+}
+
+// maskLogLine also hides a generated password, which catalogd shows once
+// after the last ": " of its line.
+func maskLogLine(line string) string {
+	line = mask(line)
+	if strings.Contains(strings.ToLower(line), "password") {
+		if i := strings.LastIndex(line, ": "); i >= 0 {
+			line = line[:i+2] + "***"
+		}
+	}
+	return line
+}
+
+func logTail(path string, n int) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("(cannot read %s: %v)", path, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	for i := range lines {
+		lines[i] = maskLogLine(lines[i])
+	}
+	return strings.Join(lines, "\n")
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func firstN(l []string, n int) []string {
+	if len(l) <= n {
+		return l
+	}
+	return append(slices.Clip(l[:n]), fmt.Sprintf("and %d more", len(l)-n))
+}
+
+func listOrEmpty(l []string) string {
+	if len(l) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(l, ", ") + ")"
+}
+
+// describeCatch is the "caught by" cell: the first two expected scenarios
+// that failed, and how many failed besides.
+func describeCatch(caught, failed []string) string {
+	if len(caught) == 0 {
+		return fmt.Sprintf("NOT CAUGHT (%d other scenario(s) failed)", len(failed))
+	}
+	s := strings.Join(caught[:min(2, len(caught))], "; ")
+	var more []string
+	if n := len(caught) - 2; n > 0 {
+		more = append(more, fmt.Sprintf("%d more expected", n))
+	}
+	if n := len(failed) - len(caught); n > 0 {
+		more = append(more, fmt.Sprintf("%d other", n))
+	}
+	if len(more) > 0 {
+		s += " [+" + strings.Join(more, ", +") + "]"
+	}
+	return s
+}
+
+func formatTable(rows [][3]string) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 1, ' ', 0)
+	fmt.Fprintln(tw, "fault\t| caught by\t| expected")
+	fmt.Fprintln(tw, "-----\t| ---------\t| --------")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t| %s\t| %s\n", r[0], r[1], r[2])
+	}
+	_ = tw.Flush()
+	return b.String()
+}
+
+// writeReport keeps the table in the reports directory the suite uses
+// (CATALOGSPEC_REPORTS_DIR, else reports/ at the module root), as
+// selftest.txt; go test shows the test's log only with -v or on failure.
+func writeReport(t *testing.T, root, text string) {
+	dir := os.Getenv("CATALOGSPEC_REPORTS_DIR")
+	if dir == "" {
+		dir = filepath.Join(root, "reports")
+	}
+	if err := os.MkdirAll(dir, 0o755); err == nil {
+		path := filepath.Join(dir, "selftest.txt")
+		if err := os.WriteFile(path, []byte(text), 0o644); err == nil {
+			t.Logf("the table is in %s", path)
+			return
+		}
+	}
+	t.Logf("could not write the table to %s", dir)
+}
