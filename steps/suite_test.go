@@ -25,12 +25,14 @@ import (
 //	| CATALOGSPEC_SEED         | seed of the random scenario order        | random, printed       |
 //	| CATALOGSPEC_FORMAT       | what goes to stdout: pretty or progress  | pretty when run one at a time, else progress |
 //	| CATALOGSPEC_REPORTS_DIR  | where junit.xml, cucumber.json and logs go | ../reports          |
+//	| CATALOGSPEC_FAIL_FAST    | stop at the first failing scenario (1)   | off                   |
 const (
 	envTags        = "CATALOGSPEC_TAGS"
 	envConcurrency = "CATALOGSPEC_CONCURRENCY"
 	envSeed        = "CATALOGSPEC_SEED"
 	envFormat      = "CATALOGSPEC_FORMAT"
 	envReports     = "CATALOGSPEC_REPORTS_DIR"
+	envFailFast    = "CATALOGSPEC_FAIL_FAST"
 )
 
 // runOptions are the settings of a run.
@@ -40,6 +42,7 @@ type runOptions struct {
 	seed        int64
 	format      string
 	reportsDir  string
+	failFast    bool
 }
 
 func runOptionsFromEnv(getenv func(string) string) (runOptions, error) {
@@ -76,6 +79,13 @@ func runOptionsFromEnv(getenv func(string) string) (runOptions, error) {
 	}
 	if v := getenv(envReports); v != "" {
 		o.reportsDir = v
+	}
+	switch v := getenv(envFailFast); v {
+	case "", "0", "false":
+	case "1", "true":
+		o.failFast = true
+	default:
+		return o, fmt.Errorf("%s=%q: want 1 or 0", envFailFast, v)
 	}
 	dir, err := filepath.Abs(o.reportsDir)
 	if err != nil {
@@ -126,13 +136,14 @@ func TestFeatures(t *testing.T) {
 				"junit:" + filepath.Join(opts.reportsDir, "junit.xml"),
 				"cucumber:" + filepath.Join(opts.reportsDir, "cucumber.json"),
 			}, ","),
-			Paths:       []string{"../features"},
-			Tags:        opts.tags,
-			Strict:      true,
-			Concurrency: opts.concurrency,
-			Randomize:   opts.seed,
-			Output:      os.Stdout,
-			NoColors:    os.Getenv("NO_COLOR") != "",
+			Paths:         []string{"../features"},
+			Tags:          opts.tags,
+			Strict:        true,
+			Concurrency:   opts.concurrency,
+			Randomize:     opts.seed,
+			StopOnFailure: opts.failFast,
+			Output:        os.Stdout,
+			NoColors:      os.Getenv("NO_COLOR") != "",
 		},
 	}.Run()
 

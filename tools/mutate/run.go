@@ -161,7 +161,7 @@ func (r *runner) start(ctx context.Context) error {
 			r.env = append(r.env, kv)
 		}
 	}
-	r.env = append(r.env, "NO_COLOR=1", "CATALOGSPEC_FORMAT=progress")
+	r.env = append(r.env, "NO_COLOR=1", "CATALOGSPEC_FORMAT=progress", "CATALOGSPEC_FAIL_FAST=1")
 	for _, k := range []string{"CATALOGSPEC_TAGS", "CATALOGSPEC_SEED", "CATALOGSPEC_CONCURRENCY", "CATALOGSPEC_PROPAGATION_TIMEOUT"} {
 		if v := os.Getenv(k); v != "" {
 			fmt.Printf("note: %s=%s is passed to every run\n", k, v)
