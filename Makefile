@@ -1,6 +1,7 @@
 # catalogspec: the conformance suite and the reference metadata service.
 #
 #   make conformance   the suite against the reference (Postgres started for you)
+#   make build         bin/catalogd (the reference) and bin/catalogspec (the suite, one binary)
 #   make test          unit tests, the suite's self-test and the suite
 #   make selftest      the suite run against injected faults: each must be caught
 #   make run           the reference on a local Postgres, for a person to try
@@ -11,6 +12,7 @@
 GO       ?= go
 BIN      := $(CURDIR)/bin
 CATALOGD := $(BIN)/catalogd
+SUITE    := $(BIN)/catalogspec
 REPORTS  := $(CURDIR)/reports
 
 export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
@@ -19,32 +21,39 @@ export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
 
 all: test
 
-build: $(CATALOGD)
+build: $(CATALOGD) $(SUITE)
 
 # Always rebuilt: go's own cache makes an unchanged build cheap.
 $(CATALOGD): FORCE
 	@mkdir -p $(BIN)
 	$(GO) build -o $(CATALOGD) ./reference/cmd/catalogd
 
+$(SUITE): FORCE
+	@mkdir -p $(BIN)
+	$(GO) build -o $(SUITE) ./cmd/catalogspec
+
 FORCE:
 
-# The suite against the reference: the harness provides Postgres, starts two
-# catalogd instances (auth on and off) and mints the admin token itself.
+# The suite against the reference: the harness provides Postgres, starts
+# three catalogd instances (auth on, auth off, a clock 25 hours ahead) and
+# mints the admin token itself. `go test ./steps` runs the same suite.
 conformance: build
-	@mkdir -p $(REPORTS)
-	CATALOGSPEC_CATALOGD=$(CATALOGD) $(GO) test -count=1 -v -run '^TestFeatures$$' ./steps/
+	CATALOGSPEC_CATALOGD=$(CATALOGD) $(SUITE) run
 
 # Every test but the suite: the reference's tests and the suite's own.
 unit:
-	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest)$$' ./...
+	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest|TestURLMode)$$' ./...
 
 # The suite against the reference behind a proxy that injects one fault at a
 # time (a wrong status, a dropped field, a privilege check skipped, ...): the
 # clean run must pass and every fault must fail a scenario that names it.
-# The table goes to reports/selftest.txt.
+# The table goes to reports/selftest.txt. Then the suite as a third party
+# runs it: bin/catalogspec by URL against `catalogd serve`, and each
+# configuration mistake (wrong URL, bad token, a typo in the tags) ending in
+# exit 2 with one line that says what to fix.
 selftest:
 	@mkdir -p $(REPORTS)
-	$(GO) test -count=1 -v -timeout 30m -run '^TestSelftest$$' ./selftest/
+	$(GO) test -count=1 -v -timeout 30m -run '^(TestSelftest|TestURLMode)$$' ./selftest/
 
 test: lint unit selftest conformance
 

@@ -1,4 +1,4 @@
-@auth-disabled
+@cap:auth-disabled
 Feature: Authentication disabled
   A deployment may run with authentication off (METADATA_SERVICE_AUTH_ENABLED=false). Then
   a request without a token is served as the system actor, urn:li:corpuser:__datahub_system,
@@ -11,43 +11,43 @@ Feature: Authentication disabled
   Background:
     Given the service runs with authentication disabled
 
-  @must @core
+  @id:noauth-01 @must @core
   Scenario: A request without a token is served as the system actor
     When someone without a token asks who they are
     Then the answer names the system actor as the signed-in user
 
-  @must @core
+  @id:noauth-02 @must @core
   Scenario: A tag is created without a token
     When someone without a token creates a tag
     Then the answer is the URN of the tag
     And the tag exists with its name and description
 
-  @must @core
+  @id:noauth-03 @must @core
   Scenario: The service says token authentication is off
     When someone without a token reads the app configuration
     Then token authentication is reported as disabled
 
-  @must @core
+  @id:noauth-04 @must @core
   Scenario: A request naming a user in X-DataHub-Actor runs as that user
     Given Ann is a user
     When someone naming Ann in X-DataHub-Actor asks who they are
     Then the answer names Ann as the signed-in user
 
-  @must @core
+  @id:noauth-05 @must @core
   Scenario: The user named in X-DataHub-Actor is held to their own privileges
     Given Ann is a user
     When someone naming Ann in X-DataHub-Actor creates a tag
     Then Ann is rejected as unauthorized
     And the tag does not exist
 
-  @must @core
+  @id:noauth-06 @must @core
   Scenario: The user named in X-DataHub-Actor uses the privileges they hold
     Given Ann is a user
     And Ann is granted CREATE_TAGS
     When someone naming Ann in X-DataHub-Actor creates a tag
     Then the tag exists with its name and description
 
-  @must @core @auth-disabled-frontend
+  @id:noauth-07 @must @core @cap:auth-disabled-frontend
   Scenario: The frontend does not pass a client's X-DataHub-Actor on
     Given Ann is a user
     When someone naming Ann in X-DataHub-Actor asks who they are through the frontend

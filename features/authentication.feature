@@ -1,4 +1,4 @@
-@auth
+@cap:authentication
 Feature: Authentication
   With authentication on, GraphQL, GraphiQL, the entity paths and ingestion serve only
   requests that carry a valid personal access token as "Authorization: Bearer <token>",
@@ -12,7 +12,7 @@ Feature: Authentication
   WWW-Authenticate challenge for a Bearer token (saying error="invalid_token" when a bad
   token was sent) and a JSON body saying 401, is recommended.
 
-  @must @smoke
+  @id:auth-01 @must @smoke
   Scenario Outline: A request without a token is refused at <surface>
     When a request without a token reaches <surface>
     Then the request is refused as unauthenticated
@@ -29,7 +29,7 @@ Feature: Authentication
       | the ingestion endpoint             |
       | the frontend's ingestion endpoint  |
 
-  @should @core
+  @id:auth-02 @should @core
   Scenario Outline: A refusal at <surface> challenges the caller for a Bearer token
     When a request without a token reaches <surface>
     Then the answer challenges the caller for a Bearer token
@@ -46,7 +46,7 @@ Feature: Authentication
       | the ingestion endpoint             |
       | the frontend's ingestion endpoint  |
 
-  @must @core
+  @id:auth-03 @must @core
   Scenario Outline: A request with <a bad token> is refused
     Given Ann holds a personal access token
     When Ann asks who she is with <a bad token>
@@ -58,7 +58,7 @@ Feature: Authentication
       | a token signed with another key |
       | an unsigned token               |
 
-  @should @core
+  @id:auth-04 @should @core
   Scenario Outline: A refusal of <a bad token> says the token is invalid
     Given Ann holds a personal access token
     When Ann asks who she is with <a bad token>
@@ -71,7 +71,7 @@ Feature: Authentication
       | a token signed with another key |
       | an unsigned token               |
 
-  @must @core
+  @id:auth-05 @must @core
   Scenario Outline: A valid token sent <how> is refused
     Given Ann holds a personal access token
     When Ann asks who she is, sending her token <how>
@@ -83,27 +83,27 @@ Feature: Authentication
       | with the Token scheme   |
       | without a scheme        |
 
-  @must @core
+  @id:auth-06 @must @core
   Scenario: The Bearer scheme may be written in lower case
     Given Ann holds a personal access token
     When Ann asks who she is, sending her token with the bearer scheme in lower case
     Then the answer names Ann as the signed-in user
 
-  @must @core
+  @id:auth-07 @must @core
   Scenario: A revoked token is refused on the next request
     Given Ann holds a personal access token
     And Ann's token works
     When the administrator revokes Ann's token
     Then Ann's token is refused
 
-  @must @core
+  @id:auth-08 @must @core
   Scenario: The token of a suspended user is refused
     Given Ann holds a personal access token
     And Ann's token works
     When the administrator suspends Ann
     Then Ann's token is refused
 
-  @must @core
+  @id:auth-09 @must @core
   Scenario Outline: A client naming someone else in X-DataHub-Actor still acts as itself through the <tier>
     Given Ann holds a personal access token
     When Ann asks who she is through the <tier>, naming the administrator in X-DataHub-Actor
@@ -114,14 +114,14 @@ Feature: Authentication
       | metadata service |
       | frontend         |
 
-  @must @core
+  @id:auth-10 @must @core
   Scenario: A client naming an administrator in X-DataHub-Actor gains no privilege
     Given Ann holds a personal access token
     When Ann creates a tag, naming the administrator in X-DataHub-Actor
     Then Ann is rejected as unauthorized
     And the tag does not exist
 
-  @must @core
+  @id:auth-11 @must @core
   Scenario: The service says token authentication is on
     Given Ann holds a personal access token
     When Ann reads the app configuration

@@ -1,4 +1,4 @@
-@entities
+@cap:entity-paths
 Feature: Entity paths
   An entity is read by its URN at /entities/<urn> on the metadata service and at
   /api/gms/entities/<urn> on the frontend. Both give the same entity, whether the URN is
@@ -12,7 +12,7 @@ Feature: Entity paths
   Background:
     Given Ann holds a personal access token
 
-  @must @smoke
+  @id:entity-01 @must @smoke
   Scenario Outline: A tag reads through the <tier> entity path with a <form> URN
     Given a tag exists
     When Ann reads the tag through the <tier> entity path with a <form> URN
@@ -25,7 +25,7 @@ Feature: Entity paths
       | frontend's         | raw             |
       | frontend's         | percent-encoded |
 
-  @must @core
+  @id:entity-02 @must @core
   Scenario Outline: Another user reads through the <tier> entity path with a <form> URN
     Given Bob is a user
     When Ann reads Bob's user entity through the <tier> entity path with a <form> URN
@@ -38,13 +38,13 @@ Feature: Entity paths
       | frontend's         | raw             |
       | frontend's         | percent-encoded |
 
-  @must @core
+  @id:entity-03 @must @core
   Scenario: Both entity paths give the same answer
     Given a tag exists
     When Ann reads the tag through both entity paths
     Then both answers are the same
 
-  @should @core
+  @id:entity-04 @should @core
   Scenario Outline: An entity that does not exist is not found through the <tier> entity path
     When Ann reads a tag that does not exist through the <tier> entity path
     Then the answer has status 404
@@ -54,7 +54,7 @@ Feature: Entity paths
       | metadata service's |
       | frontend's         |
 
-  @should @core
+  @id:entity-05 @should @core
   Scenario Outline: A malformed URN is refused as a bad request through the <tier> entity path
     When Ann reads an entity by a malformed URN through the <tier> entity path
     Then the answer has status 400
@@ -66,7 +66,7 @@ Feature: Entity paths
 
   # Every user may read entities through a policy the service starts with. These
   # scenarios switch such policies off while they run, so they run alone.
-  @must @core @exclusive
+  @id:entity-06 @must @core @exclusive
   Scenario Outline: Someone not allowed to read entities is refused through the <tier> entity path
     Given a tag exists
     And no policy lets every user read entities
@@ -79,7 +79,7 @@ Feature: Entity paths
       | metadata service's |
       | frontend's         |
 
-  @must @core @exclusive
+  @id:entity-07 @must @core @exclusive
   Scenario Outline: Someone granted only <privilege> on the tag reads it
     Given a tag exists
     And no policy lets every user read entities
@@ -94,7 +94,7 @@ Feature: Entity paths
       | EDIT_ENTITY          |
       | DELETE_ENTITY        |
 
-  @must @core @exclusive
+  @id:entity-08 @must @core @exclusive
   Scenario: Someone granted VIEW_ENTITY_PAGE on one tag reads it, and no other entity
     Given a tag exists
     And Bob is a user
@@ -104,7 +104,7 @@ Feature: Entity paths
     Then the answer is the tag's snapshot with its name and description
     But Ann is refused when she reads Bob's user entity
 
-  @must @core @exclusive
+  @id:entity-09 @must @core @exclusive
   Scenario: Everyone may read their own user entity
     Given Bob is a user
     And no policy lets every user read entities

@@ -1,4 +1,4 @@
-@graphql
+@cap:graphql
 Feature: GraphQL over HTTP
   The GraphQL endpoint takes a POST whose body is JSON carrying a "query", and optionally
   "variables", and answers application/json. Any other method is refused with 405 and
@@ -12,30 +12,30 @@ Feature: GraphQL over HTTP
   Background:
     Given Ann holds a personal access token
 
-  @must @smoke
+  @id:http-01 @must @smoke
   Scenario: A query sent by POST is answered
     When Ann asks who she is
     Then the answer names Ann as the signed-in user
 
-  @must @smoke
+  @id:http-02 @must @smoke
   Scenario: A mutation with variables sent by POST is carried out
     Given Ann is granted CREATE_TAGS
     When Ann creates a tag
     Then the tag exists with its name and description
 
-  @must @core
+  @id:http-03 @must @core
   Scenario: A query is answered as application/json
     When Ann asks who she is, accepting application/json
     Then the answer comes as application/json
     And the answer names Ann as the signed-in user
 
-  @should @core
+  @id:http-04 @should @core
   Scenario: A query is answered as application/graphql-response+json to a client that asks for it
     When Ann asks who she is, accepting application/graphql-response+json
     Then the answer comes as application/graphql-response+json
     And the answer names Ann as the signed-in user
 
-  @must @core
+  @id:http-05 @must @core
   Scenario Outline: The frontend answers queries on its <endpoint> endpoint
     When Ann asks who she is through the frontend's <endpoint> endpoint
     Then the answer names Ann as the signed-in user
@@ -45,7 +45,7 @@ Feature: GraphQL over HTTP
       | GraphQL    |
       | v2 GraphQL |
 
-  @must @core
+  @id:http-06 @must @core
   Scenario Outline: A query sent by <method> is refused
     When Ann sends a query to the GraphQL endpoint by <method>
     Then the answer has status 405
@@ -57,7 +57,7 @@ Feature: GraphQL over HTTP
       | PATCH  |
       | DELETE |
 
-  @should @core
+  @id:http-07 @should @core
   Scenario Outline: A refusal of <method> says that only POST is allowed
     When Ann sends a query to the GraphQL endpoint by <method>
     Then the answer says that only POST is allowed
@@ -69,31 +69,31 @@ Feature: GraphQL over HTTP
       | PATCH  |
       | DELETE |
 
-  @must @core
+  @id:http-08 @must @core
   Scenario: A tag creation sent by GET does not happen
     Given Ann is granted CREATE_TAGS
     When Ann sends a tag creation to the GraphQL endpoint by GET
     Then the answer has status 405
     And the tag does not exist
 
-  @must @core
+  @id:http-09 @must @core
   Scenario: A body that is not JSON is refused without being echoed
     When Ann sends a GraphQL request whose body is not valid JSON
     Then the answer has status 400
     And the answer does not repeat the body that was sent
 
-  @must @core
+  @id:http-10 @must @core
   Scenario: A body without a query is refused without being echoed
     When Ann sends a GraphQL request whose body has no query
     Then the answer has status 400
     And the answer does not repeat the body that was sent
 
-  @should @core
+  @id:http-11 @should @core
   Scenario: A body that is not declared as JSON is refused
     When Ann sends a GraphQL query declared as plain text
     Then the answer has status 415
 
-  @must @core
+  @id:http-12 @must @core
   Scenario: A call refused for want of a privilege is answered as a GraphQL error
     When Ann creates a tag
     Then the answer has status 200

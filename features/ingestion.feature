@@ -1,4 +1,4 @@
-@ingestion
+@cap:ingestion
 Feature: Ingestion
   Metadata is written by sending a proposal that upserts one aspect of one entity to the
   ingestion endpoint, on the metadata service or through the frontend, with a personal
@@ -11,7 +11,7 @@ Feature: Ingestion
   Background:
     Given Ann holds a personal access token
 
-  @must @smoke
+  @id:ingest-01 @must @smoke
   Scenario: Someone granted EDIT_ENTITY ingests a dataset's description
     Given Ann is granted EDIT_ENTITY
     When Ann ingests a description for a new dataset
@@ -19,7 +19,7 @@ Feature: Ingestion
     And the dataset's description reads back through the metadata service's entity path
     And the dataset's description reads back through the frontend's entity path
 
-  @must @core
+  @id:ingest-02 @must @core
   Scenario: Ingesting an aspect again replaces it
     Given Ann is granted EDIT_ENTITY
     And Ann has ingested a description for a new dataset
@@ -28,49 +28,49 @@ Feature: Ingestion
     Then the ingestion is acknowledged
     And the dataset's description reads back through the metadata service's entity path
 
-  @must @core
+  @id:ingest-03 @must @core
   Scenario: Someone granted EDIT_ENTITY ingests through the frontend
     Given Ann is granted EDIT_ENTITY
     When Ann ingests a description for a new dataset through the frontend
     Then the ingestion is acknowledged
     And the dataset's description reads back through the metadata service's entity path
 
-  @must @core
+  @id:ingest-04 @must @core
   Scenario: Someone granted EDIT_ENTITY on one dataset ingests its description
     Given Ann is granted EDIT_ENTITY on a new dataset only
     When Ann ingests a description for that dataset
     Then the ingestion is acknowledged
     And the dataset's description reads back through the metadata service's entity path
 
-  @must @core
+  @id:ingest-05 @must @core
   Scenario: Someone granted EDIT_ENTITY on one dataset cannot ingest for another
     Given Ann is granted EDIT_ENTITY on a new dataset only
     When Ann ingests a description for another new dataset
     Then the answer has status 403
     And nothing was stored for the dataset
 
-  @must @core
+  @id:ingest-06 @must @core
   Scenario: Someone granted EDIT_ENTITY on datasets ingests a dataset's description
     Given Ann is granted EDIT_ENTITY on datasets
     When Ann ingests a description for a new dataset
     Then the ingestion is acknowledged
     And the dataset's description reads back through the metadata service's entity path
 
-  @must @core
+  @id:ingest-07 @must @core
   Scenario: Someone granted EDIT_ENTITY on tags ingests a tag's properties
     Given Ann is granted EDIT_ENTITY on tags
     When Ann ingests the properties of a new tag
     Then the ingestion is acknowledged
     And the tag exists with its name and description
 
-  @must @core
+  @id:ingest-08 @must @core
   Scenario: Any aspect of a dataset can be ingested
     Given Ann is granted EDIT_ENTITY
     When Ann ingests the institutional memory of a new dataset
     Then the ingestion is acknowledged
     And the dataset's institutional memory reads back through the metadata service's entity path
 
-  @should @core
+  @id:ingest-09 @should @core
   Scenario Outline: A proposal <that is malformed> is refused and stores nothing
     Given Ann is granted EDIT_ENTITY
     When Ann ingests a description for a new dataset in a proposal <that is malformed>
@@ -85,26 +85,26 @@ Feature: Ingestion
       | without an aspect                           |
       | whose aspect content type is not JSON       |
 
-  @must @core
+  @id:ingest-10 @must @core
   Scenario: Someone granted EDIT_ENTITY on tags cannot ingest for a dataset
     Given Ann is granted EDIT_ENTITY on tags
     When Ann ingests a description for a new dataset
     Then the answer has status 403
     And nothing was stored for the dataset
 
-  @must @core
+  @id:ingest-11 @must @core
   Scenario: Someone not granted EDIT_ENTITY cannot ingest
     When Ann ingests a description for a new dataset
     Then the answer has status 403
     And nothing was stored for the dataset
 
-  @must @core
+  @id:ingest-12 @must @core
   Scenario: Someone not granted EDIT_ENTITY cannot ingest through the frontend
     When Ann ingests a description for a new dataset through the frontend
     Then the answer has status 403
     And nothing was stored for the dataset
 
-  @must @core
+  @id:ingest-13 @must @core
   Scenario Outline: Someone granted only <privilege> cannot ingest
     Given Ann is granted <privilege>
     When Ann ingests a description for a new dataset
@@ -116,7 +116,7 @@ Feature: Ingestion
       | DELETE_ENTITY |
       | MANAGE_TAGS   |
 
-  @must @smoke
+  @id:ingest-14 @must @smoke
   Scenario: Ingestion clients can check the server without a token
     When someone without a token reads the server configuration
     Then the configuration says the server takes ingestion from DataHub's own clients

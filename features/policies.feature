@@ -1,4 +1,4 @@
-@policies
+@cap:policies
 Feature: Policies
   Policies give privileges to users. Creating, changing, deleting and listing policies
   needs MANAGE_POLICIES; no other privilege stands in for it, and a refused change leaves
@@ -8,7 +8,7 @@ Feature: Policies
   Background:
     Given Ann holds a personal access token
 
-  @must @core
+  @id:policy-01 @must @core
   Scenario Outline: Someone granted MANAGE_POLICIES <action>
     Given Ann is granted MANAGE_POLICIES
     And the administrator has made a policy
@@ -22,7 +22,7 @@ Feature: Policies
       | deletes the policy |
       | lists the policies |
 
-  @must @core
+  @id:policy-02 @must @core
   Scenario Outline: Someone granted only <privilege> is refused when she <action>
     Given Ann is granted <privilege>
     And the administrator has made a policy
@@ -37,20 +37,20 @@ Feature: Policies
       | MANAGE_ACCESS_TOKENS | lists the policies |
       | MANAGE_TAGS          | updates the policy |
 
-  @must @core
+  @id:policy-03 @must @core
   Scenario: A privilege granted to someone else does not reach another user
     Given Bob holds a personal access token
     And Bob is granted CREATE_TAGS
     Then Bob can create a tag
     But Ann cannot create a tag
 
-  @must @core
+  @id:policy-04 @must @core
   Scenario: A policy made INACTIVE grants nothing
     Given the administrator has made an INACTIVE policy granting Ann CREATE_TAGS
     Then Ann cannot create a tag
 
   # This scenario gives every user a privilege while it runs, so it runs alone.
-  @must @core @exclusive
+  @id:policy-05 @must @core @exclusive
   Scenario: A privilege granted to all users reaches every user
     Given Bob holds a personal access token
     And a policy grants every user CREATE_TAGS

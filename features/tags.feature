@@ -1,4 +1,4 @@
-@tags
+@cap:tags
 Feature: Creating tags
   Someone granted CREATE_TAGS or MANAGE_TAGS creates a tag with an id, a name and a
   description. The answer is the new tag's URN, urn:li:tag:<id>, as a plain string, and the
@@ -10,21 +10,21 @@ Feature: Creating tags
   Background:
     Given Ann holds a personal access token
 
-  @must @smoke
+  @id:tag-01 @must @smoke
   Scenario: Someone granted CREATE_TAGS creates a tag
     Given Ann is granted CREATE_TAGS
     When Ann creates a tag
     Then the answer is the URN of the tag
     And the tag exists with its name and description
 
-  @must @core
+  @id:tag-02 @must @core
   Scenario: Someone granted MANAGE_TAGS creates a tag
     Given Ann is granted MANAGE_TAGS
     When Ann creates a tag
     Then the answer is the URN of the tag
     And the tag exists with its name and description
 
-  @must @core
+  @id:tag-03 @must @core
   Scenario Outline: A new tag reads back through the <tier> entity path
     Given Ann is granted CREATE_TAGS
     When Ann creates a tag
@@ -35,14 +35,14 @@ Feature: Creating tags
       | metadata service's |
       | frontend's         |
 
-  @must @core
+  @id:tag-04 @must @core
   Scenario: A tag made without an id gets a random one
     Given Ann is granted CREATE_TAGS
     When Ann creates a tag without an id
     Then the answer is the URN of a tag with a random id
     And the tag exists with its name and description
 
-  @must @core
+  @id:tag-05 @must @core
   Scenario: A tag id can be used only once
     Given Ann is granted CREATE_TAGS
     And Ann has created a tag
@@ -50,13 +50,13 @@ Feature: Creating tags
     Then the request is refused as DataHub refuses a tag that exists
     And the first tag is unchanged
 
-  @must @core
+  @id:tag-06 @must @core
   Scenario: Someone granted neither privilege cannot create a tag
     When Ann creates a tag
     Then Ann is rejected as unauthorized
     And the tag does not exist
 
-  @must @core
+  @id:tag-07 @must @core
   Scenario Outline: Someone granted only <privilege> cannot create a tag
     Given Ann is granted <privilege>
     When Ann creates a tag
@@ -70,7 +70,7 @@ Feature: Creating tags
       | MANAGE_POLICIES      |
       | MANAGE_ACCESS_TOKENS |
 
-  @should @core
+  @id:tag-08 @should @core
   Scenario Outline: Reading a tag by <a URN that is not a tag's> is refused as a bad request
     When Ann reads a tag by <a URN that is not a tag's>
     Then the answer is a GraphQL error saying the request is bad

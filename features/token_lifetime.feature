@@ -1,4 +1,4 @@
-@tokens @lifetime
+@cap:tokens
 Feature: Token lifetime
   A personal access token lasts exactly as long as its creator asks: ONE_HOUR, ONE_DAY,
   ONE_WEEK (7 days), ONE_MONTH (30 days), THREE_MONTHS (90 days), SIX_MONTHS (180 days) or
@@ -13,7 +13,7 @@ Feature: Token lifetime
   Background:
     Given Ann holds a personal access token
 
-  @must @core
+  @id:life-01 @must @core
   Scenario Outline: A <duration> token expires <length> after it is made
     When Ann creates a personal access token for herself that lasts <duration>
     Then the new token is described as expiring <length> after it was made
@@ -29,13 +29,13 @@ Feature: Token lifetime
       | SIX_MONTHS   | 180 days |
       | ONE_YEAR     | 365 days |
 
-  @must @core
+  @id:life-02 @must @core
   Scenario: A token that never expires has no expiry
     When Ann creates a personal access token for herself that lasts NO_EXPIRY
     Then the new token is described with no expiry
     And the new token carries no expiry of its own
 
-  @must @core @clock
+  @id:life-03 @must @core @cap:clock
   Scenario Outline: A <duration> token is refused once its expiry has passed
     Given Ann has created a personal access token for herself that lasts <duration>
     When a day and an hour have passed
@@ -46,7 +46,7 @@ Feature: Token lifetime
       | ONE_HOUR |
       | ONE_DAY  |
 
-  @must @core @clock
+  @id:life-04 @must @core @cap:clock
   Scenario Outline: A <duration> token still works before its expiry
     Given Ann has created a personal access token for herself that lasts <duration>
     When a day and an hour have passed

@@ -1,4 +1,4 @@
-@tokens
+@cap:tokens
 Feature: Personal access tokens
   A personal access token stands for its user and carries no privileges of its own: every
   request is authorized on what the user may do at that moment, so granting or taking away
@@ -17,51 +17,51 @@ Feature: Personal access tokens
     Background:
       Given Ann holds a personal access token
 
-    @must @smoke
+    @id:token-01 @must @smoke
     Scenario: A token can do what its user may do
       Given Ann is granted CREATE_TAGS
       When Ann creates a tag
       Then the tag exists with its name and description
 
-    @must @core @policies
+    @id:token-02 @must @core @cap:policies
     Scenario: A token cannot do what its user may not do
       When Ann grants herself every platform privilege with a new policy
       Then Ann is rejected as unauthorized
 
-    @must @core @policies
+    @id:token-03 @must @core @cap:policies
     Scenario: A privilege granted by a new policy reaches an existing token
       Given Ann cannot create a tag
       When the administrator grants Ann CREATE_TAGS
       Then Ann can create a tag
 
-    @should @core @policies
+    @id:token-04 @should @core @cap:policies
     Scenario: A privilege granted by a new policy works with an existing token at once
       Given Ann cannot create a tag
       When the administrator grants Ann CREATE_TAGS
       Then Ann can create a tag at once
 
-    @must @core @policies
+    @id:token-05 @must @core @cap:policies
     Scenario: Setting the granting policy INACTIVE takes the privilege away
       Given Ann is granted CREATE_TAGS
       And Ann can create a tag
       When the policy granting Ann CREATE_TAGS is set INACTIVE
       Then Ann can no longer create a tag
 
-    @should @core @policies
+    @id:token-06 @should @core @cap:policies
     Scenario: Setting the granting policy INACTIVE takes the privilege away at once
       Given Ann is granted CREATE_TAGS
       And Ann can create a tag
       When the policy granting Ann CREATE_TAGS is set INACTIVE
       Then Ann can no longer create a tag at once
 
-    @must @core @policies
+    @id:token-07 @must @core @cap:policies
     Scenario: Deleting the granting policy takes the privilege away
       Given Ann is granted CREATE_TAGS
       And Ann can create a tag
       When the policy granting Ann CREATE_TAGS is deleted
       Then Ann can no longer create a tag
 
-    @should @core @policies
+    @id:token-08 @should @core @cap:policies
     Scenario: Deleting the granting policy takes the privilege away at once
       Given Ann is granted CREATE_TAGS
       And Ann can create a tag
@@ -72,7 +72,7 @@ Feature: Personal access tokens
 
     # Every user may generate tokens through a policy the service starts with. This
     # scenario switches such policies off while it runs, so it runs alone.
-    @must @core @exclusive
+    @id:token-09 @must @core @exclusive
     Scenario: Someone not allowed to generate tokens cannot create one
       Given Ann holds a personal access token
       And no policy lets every user generate personal access tokens
@@ -80,7 +80,7 @@ Feature: Personal access tokens
       Then Ann is rejected as unauthorized
       And no token was created for Ann
 
-    @must @core @exclusive
+    @id:token-10 @must @core @exclusive
     Scenario: Someone granted MANAGE_ACCESS_TOKENS creates a token for themself
       Given Ann holds a personal access token
       And no policy lets every user generate personal access tokens
@@ -88,7 +88,7 @@ Feature: Personal access tokens
       When Ann creates a personal access token for herself
       Then the new token acts as Ann
 
-    @must @smoke
+    @id:token-11 @must @smoke
     Scenario: Someone allowed to generate tokens creates one for themself
       Given Ann holds a personal access token
       And Ann is granted GENERATE_PERSONAL_ACCESS_TOKENS
@@ -96,21 +96,21 @@ Feature: Personal access tokens
       Then the new token acts as Ann
       And the new token is described with Ann as its actor and Ann as its owner
 
-    @must @core
+    @id:token-12 @must @core
     Scenario: A new token is described as it was asked for, wherever it is shown
       Given Ann holds a personal access token
       And Ann is granted GENERATE_PERSONAL_ACCESS_TOKENS
       When Ann creates a personal access token for herself
       Then the new token is described with its name, description, actor, owner and dates in the answer, in her token list and in its metadata
 
-    @must @core
+    @id:token-13 @must @core
     Scenario: A token is a JWT signed with HS256 that names its user
       Given Ann holds a personal access token
       And Ann is granted GENERATE_PERSONAL_ACCESS_TOKENS
       When Ann creates a personal access token for herself
       Then the new token is a JWT signed with HS256 that names Ann
 
-    @must @core
+    @id:token-14 @must @core
     Scenario: Someone allowed to generate tokens cannot create one for someone else
       Given Ann holds a personal access token
       And Ann is granted GENERATE_PERSONAL_ACCESS_TOKENS
@@ -119,7 +119,7 @@ Feature: Personal access tokens
       Then Ann is rejected as unauthorized
       And no token was created for Bob
 
-    @must @core
+    @id:token-15 @must @core
     Scenario: The raw token is shown only in the answer that creates it
       Given Ann holds a personal access token
       And Ann is granted GENERATE_PERSONAL_ACCESS_TOKENS
@@ -133,7 +133,7 @@ Feature: Personal access tokens
       Given Ann holds a personal access token
       And Ann is granted GENERATE_PERSONAL_ACCESS_TOKENS
 
-    @must @core
+    @id:token-16 @must @core
     Scenario: Someone lists their own tokens, and only those
       Given Bob holds a personal access token
       And Bob has created a personal access token for himself
@@ -142,20 +142,20 @@ Feature: Personal access tokens
       Then the list includes the new token
       And every token in the list is owned by Ann
 
-    @must @core
+    @id:token-17 @must @core
     Scenario: Listing tokens without saying whose is refused
       Given Ann has created a personal access token for herself
       When Ann lists tokens without saying whose
       Then Ann is rejected as unauthorized
 
-    @must @core
+    @id:token-18 @must @core
     Scenario: Listing someone else's tokens is refused
       Given Bob holds a personal access token
       And Bob has created a personal access token for himself
       When Ann lists the tokens Bob owns
       Then Ann is rejected as unauthorized
 
-    @must @core
+    @id:token-19 @must @core
     Scenario: Someone revokes their own token and it stops working
       Given Ann has created a personal access token for herself
       And the new token acts as Ann
@@ -163,7 +163,7 @@ Feature: Personal access tokens
       Then the new token is refused
       And Ann's own token list does not include the new token
 
-    @must @core
+    @id:token-20 @must @core
     Scenario: Someone cannot revoke a token someone else owns
       Given Bob holds a personal access token
       And Bob has created a personal access token for himself
@@ -173,7 +173,7 @@ Feature: Personal access tokens
 
     # DataHub lets a token's owner revoke it whatever their privileges, but lists
     # a user's own tokens only to someone allowed to generate them.
-    @must @core @exclusive
+    @id:token-21 @must @core @exclusive
     Scenario: Someone no longer allowed to generate tokens still revokes their own
       Given Ann has created a personal access token for herself
       And no policy lets every user generate personal access tokens
@@ -181,7 +181,7 @@ Feature: Personal access tokens
       When Ann revokes the new token
       Then the new token is refused
 
-    @must @core @exclusive
+    @id:token-22 @must @core @exclusive
     Scenario: Someone no longer allowed to generate tokens cannot list their own
       Given Ann has created a personal access token for herself
       And no policy lets every user generate personal access tokens
@@ -189,7 +189,7 @@ Feature: Personal access tokens
       When Ann lists her own tokens
       Then Ann is rejected as unauthorized
 
-    @must @core
+    @id:token-23 @must @core
     Scenario: Someone who is not a manager cannot read a token's metadata, even their own
       Given Ann has created a personal access token for herself
       When Ann reads the metadata of the new token

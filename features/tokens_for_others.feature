@@ -1,4 +1,4 @@
-@tokens
+@cap:tokens
 Feature: Tokens for other users
   Someone granted MANAGE_ACCESS_TOKENS (a manager) creates personal access tokens for other
   users. Such a token stands for the other user, its actor, and records the manager as its
@@ -12,13 +12,13 @@ Feature: Tokens for other users
     And Mia is granted MANAGE_ACCESS_TOKENS
     And Bob is a user
 
-  @must @smoke
+  @id:others-01 @must @smoke
   Scenario: A manager creates a token for another user
     When Mia creates a personal access token for Bob
     Then the new token is described with Bob as its actor and Mia as its owner
     And the new token acts as Bob
 
-  @must @core
+  @id:others-02 @must @core
   Scenario: A token made by a manager has its user's privileges, not the manager's
     Given Mia is granted CREATE_TAGS
     And Mia has created a personal access token for Bob
@@ -26,14 +26,14 @@ Feature: Tokens for other users
     Then Bob is rejected as unauthorized
     But Mia can create a tag
 
-  @must @core
+  @id:others-03 @must @core
   Scenario: Someone without MANAGE_ACCESS_TOKENS cannot create a token for another user
     Given Ann holds a personal access token
     When Ann creates a personal access token for Bob
     Then Ann is rejected as unauthorized
     And no token was created for Bob
 
-  @must @core
+  @id:others-04 @must @core
   Scenario Outline: Someone granted only <privilege> cannot create a token for another user
     Given Ann holds a personal access token
     And Ann is granted <privilege>
@@ -46,21 +46,21 @@ Feature: Tokens for other users
       | GENERATE_PERSONAL_ACCESS_TOKENS |
       | MANAGE_POLICIES                 |
 
-  @must @core
+  @id:others-05 @must @core
   Scenario: A manager lists tokens someone else owns
     Given Bob holds a personal access token
     And Bob has created a personal access token for himself
     When Mia lists the tokens Bob owns
     Then the list includes the new token
 
-  @must @core
+  @id:others-06 @must @core
   Scenario: A manager reads the metadata of a token someone else owns
     Given Bob holds a personal access token
     And Bob has created a personal access token for himself
     When Mia reads the metadata of the new token
     Then the metadata describes the new token with Bob as its actor and Bob as its owner
 
-  @must @core
+  @id:others-07 @must @core
   Scenario: A manager revokes a token someone else owns
     Given Bob holds a personal access token
     And Bob has created a personal access token for himself
@@ -68,7 +68,7 @@ Feature: Tokens for other users
     When Mia revokes the new token
     Then the new token is refused
 
-  @must @core
+  @id:others-08 @must @core
   Scenario: The user a manager made a token for cannot revoke it
     Given Bob holds a personal access token
     And Mia has created a personal access token for Bob
@@ -76,7 +76,7 @@ Feature: Tokens for other users
     Then Bob is rejected as unauthorized
     And the new token acts as Bob
 
-  @must @core
+  @id:others-09 @must @core
   Scenario Outline: Someone granted only <privilege> is refused when she <action>
     Given Ann holds a personal access token
     And Ann is granted <privilege>

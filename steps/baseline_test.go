@@ -1,60 +1,75 @@
 package steps
 
 import (
-	"os"
 	"slices"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/catalogspec/catalogspec"
 )
-
-// baseline is a file of baselines/: the @should scenarios a target is known
-// to fail, each with why and where that target's source shows it.
-type baseline struct {
-	Target   string `yaml:"target"`
-	Failures []struct {
-		Scenario string `yaml:"scenario"`
-		Why      string `yaml:"why"`
-		Source   string `yaml:"source"`
-		Flaky    bool   `yaml:"flaky"`
-	} `yaml:"failures"`
-}
 
 // TestBaselinesNameShouldScenarios keeps baselines/datahub.yaml honest: each
 // entry names a scenario that exists, is a recommendation (@should) rather
 // than the floor (@must), says why and cites a source, and appears once.
 func TestBaselinesNameShouldScenarios(t *testing.T) {
-	b, err := os.ReadFile("../baselines/datahub.yaml")
+	catalog, err := readCatalog(catalogspec.Features(), "features")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var bl baseline
-	if err := yaml.Unmarshal(b, &bl); err != nil {
-		t.Fatalf("baselines/datahub.yaml: %v", err)
+	bl, err := readBaseline("../baselines/datahub.yaml", catalog)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if bl.Target == "" || len(bl.Failures) == 0 {
 		t.Fatalf("baselines/datahub.yaml names no target or no failures")
 	}
-	tags := map[string][]string{}
-	for _, p := range pickles(t) {
-		for _, tag := range p.Tags {
-			tags[p.Name] = append(tags[p.Name], tag.Name)
-		}
-	}
 	seen := map[string]bool{}
-	for _, f := range bl.Failures {
-		switch ts, ok := tags[f.Scenario]; {
-		case !ok:
-			t.Errorf("baselines/datahub.yaml: no scenario is called %q", f.Scenario)
-		case !slices.Contains(ts, "@should"):
-			t.Errorf("baselines/datahub.yaml: %q is not a @should scenario; a @must failure is a finding, not a baseline", f.Scenario)
+	for _, e := range bl.Failures {
+		for _, s := range catalog {
+			if e.covers(s) && s.Level != levelShould {
+				t.Errorf("baselines/datahub.yaml: %s (%s) is not a @should scenario; a @must failure is a finding, not a baseline", e, s.Name)
+			}
 		}
-		if f.Why == "" || f.Source == "" {
-			t.Errorf("baselines/datahub.yaml: %q needs both why and source", f.Scenario)
+		if e.Why == "" || e.Source == "" {
+			t.Errorf("baselines/datahub.yaml: %s needs both why and source", e)
 		}
-		if seen[f.Scenario] {
-			t.Errorf("baselines/datahub.yaml: %q is listed twice", f.Scenario)
+		if seen[e.String()] {
+			t.Errorf("baselines/datahub.yaml: %s is listed twice", e)
 		}
-		seen[f.Scenario] = true
+		seen[e.String()] = true
+	}
+	if !slices.ContainsFunc(bl.Failures, func(e baselineEntry) bool { return e.Scenario == "" || e.ID != "" }) {
+		t.Error("no entry names an id")
+	}
+}
+
+// TestBaselineJudgement: a listed failure passes the run, an unlisted one
+// fails it, and an entry whose scenario passes is stale and fails it too.
+func TestBaselineJudgement(t *testing.T) {
+	a := scenarioInfo{ID: "x-01", Name: "A", Level: levelMust}
+	b := scenarioInfo{ID: "x-02", Name: "B", Level: levelMust}
+	base := &baseline{Failures: []baselineEntry{{ID: "x-01", Why: "w", Source: "s"}}}
+	run := func(sa, sb string) *runReport {
+		rep := &runReport{counts: map[string]int{}}
+		for _, o := range []*outcome{{scenarioInfo: a, Status: sa}, {scenarioInfo: b, Status: sb}} {
+			rep.outcomes = append(rep.outcomes, o)
+			rep.counts[o.Status]++
+		}
+		return rep
+	}
+	if rep := run(statusKnown, statusPassed); rep.judge(base) {
+		t.Errorf("a listed failure failed the run (stale: %v)", rep.stale)
+	}
+	if rep := run(statusKnown, statusFailed); !rep.judge(base) {
+		t.Error("a new failure passed the run")
+	}
+	if rep := run(statusPassed, statusPassed); !rep.judge(base) || len(rep.stale) != 1 {
+		t.Errorf("a listed scenario that passes was not reported stale: %v", rep.stale)
+	}
+	if rep := run(statusDisabled, statusPassed); rep.judge(base) {
+		t.Error("a listed scenario that did not run was reported stale")
+	}
+	base.Failures[0].Flaky = true
+	if rep := run(statusPassed, statusPassed); rep.judge(base) {
+		t.Error("a flaky entry was reported stale")
 	}
 }

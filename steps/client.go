@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,7 +74,22 @@ func (p recorder) Request(req *http.Request) {
 	if err != nil {
 		dump = []byte(fmt.Sprintf("%s %s (request not dumpable: %v)", req.Method, req.URL, err))
 	}
-	p.w.recordRequest(truncate(string(dump)))
+	x := exchange{request: truncate(string(dump)), method: req.Method, url: req.URL.String()}
+	if _, body, ok := strings.Cut(string(dump), "\r\n\r\n"); ok {
+		x.body = body
+	}
+	for _, k := range slices.Sorted(maps.Keys(req.Header)) {
+		for _, v := range req.Header[k] {
+			if strings.EqualFold(k, "Authorization") {
+				scheme, _, found := strings.Cut(v, " ")
+				if v = "$TOKEN"; found {
+					v = scheme + " $TOKEN"
+				}
+			}
+			x.headers = append(x.headers, k+": "+v)
+		}
+	}
+	p.w.recordRequest(x)
 }
 
 func (p recorder) Response(resp *http.Response, elapsed time.Duration) {
@@ -98,6 +115,13 @@ type exchange struct {
 	request  string
 	response string
 	elapsed  time.Duration
+
+	// The request again, to write a curl line that repeats it; the
+	// Authorization header's credentials are $TOKEN.
+	method  string
+	url     string
+	headers []string
+	body    string
 }
 
 func (x exchange) String() string {

@@ -2,8 +2,7 @@ package steps
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
 	"regexp"
 	"strings"
 )
@@ -26,8 +25,8 @@ type documents struct {
 	listPolicies           string
 }
 
-// loadDocuments reads every document from dir.
-func loadDocuments(dir string) (documents, error) {
+// loadDocuments reads every document from the root of fsys.
+func loadDocuments(fsys fs.FS) (documents, error) {
 	var d documents
 	files := map[string]*string{
 		"me.graphql":                        &d.me,
@@ -44,24 +43,24 @@ func loadDocuments(dir string) (documents, error) {
 		"delete_policy.graphql":             &d.deletePolicy,
 		"list_policies.graphql":             &d.listPolicies,
 	}
-	fragments, err := filepath.Glob(filepath.Join(dir, "*.fragment.graphql"))
+	fragments, err := fs.Glob(fsys, "*.fragment.graphql")
 	if err != nil {
 		return documents{}, err
 	}
 	byName := map[string]string{}
 	for _, path := range fragments {
-		b, err := os.ReadFile(path)
+		b, err := fs.ReadFile(fsys, path)
 		if err != nil {
-			return documents{}, fmt.Errorf("reading the GraphQL fragment %s: %w", filepath.Base(path), err)
+			return documents{}, fmt.Errorf("reading the GraphQL fragment %s: %w", path, err)
 		}
 		m := fragmentName.FindSubmatch(b)
 		if m == nil {
-			return documents{}, fmt.Errorf("%s defines no fragment", filepath.Base(path))
+			return documents{}, fmt.Errorf("%s defines no fragment", path)
 		}
 		byName[string(m[1])] = string(b)
 	}
 	for name, into := range files {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := fs.ReadFile(fsys, name)
 		if err != nil {
 			return documents{}, fmt.Errorf("reading the GraphQL document %s: %w", name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/catalogspec/catalogspec"
 	"github.com/vektah/gqlparser/v2"
 	"github.com/vektah/gqlparser/v2/ast"
 )
@@ -23,7 +24,7 @@ func TestDocumentsMatchSchema(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%s: %v", schemaPath, err)
 	}
-	docs, err := loadDocuments("../fixtures/graphql")
+	docs, err := loadDocuments(catalogspec.GraphQLDocuments())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,9 +19,9 @@ import (
 //	| CATALOGSPEC_GMS_URL        | metadata service base URL of the target       | unset: start the reference       |
 //	| CATALOGSPEC_FRONTEND_URL   | frontend base URL                             | required with GMS_URL            |
 //	| CATALOGSPEC_ADMIN_TOKEN    | PAT of a user holding every privilege         | required with GMS_URL            |
-//	| CATALOGSPEC_NOAUTH_GMS_URL | metadata service of an auth-disabled instance | unset: @auth-disabled is skipped |
+//	| CATALOGSPEC_NOAUTH_GMS_URL | metadata service of an auth-disabled instance | unset: @cap:auth-disabled is skipped |
 //	| CATALOGSPEC_NOAUTH_FRONTEND_URL | frontend of that instance                | unset: its scenarios are skipped |
-//	| CATALOGSPEC_LATER_GMS_URL  | metadata service of an instance of the same deployment whose clock runs 25 hours ahead | unset: @clock is skipped |
+//	| CATALOGSPEC_LATER_GMS_URL  | metadata service of an instance of the same deployment whose clock runs 25 hours ahead | unset: @cap:clock is skipped |
 //	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
 const (
@@ -137,9 +137,9 @@ var capabilities = []struct {
 	has  func(*target) bool
 	need string
 }{
-	{"@auth-disabled", func(t *target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + envNoAuth + ")"},
-	{"@auth-disabled-frontend", func(t *target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + envNoAuthFrontend + ")"},
-	{"@clock", func(t *target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + envLater + ")"},
+	{"@cap:auth-disabled", func(t *target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + envNoAuth + ")"},
+	{"@cap:auth-disabled-frontend", func(t *target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + envNoAuthFrontend + ")"},
+	{"@cap:clock", func(t *target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + envLater + ")"},
 }
 
 // lacks says what the target lacks for the scenario, "" when nothing.
@@ -164,7 +164,7 @@ func (t *target) close(ctx context.Context) error {
 func (t *target) describe() string {
 	noAuth := t.NoAuthGMS
 	if noAuth == "" {
-		noAuth = "none (@auth-disabled scenarios are skipped)"
+		noAuth = "none (@cap:auth-disabled scenarios are skipped)"
 	}
 	who := "deployment"
 	if t.Reference {
@@ -172,7 +172,7 @@ func (t *target) describe() string {
 	}
 	later := t.LaterGMS
 	if later == "" {
-		later = "none (@clock scenarios are skipped)"
+		later = "none (@cap:clock scenarios are skipped)"
 	}
 	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s, later-clock gms %s, propagation window %s",
 		who, t.GMS, t.Frontend, noAuth, later, t.Propagation)

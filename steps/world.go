@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cucumber/godog"
@@ -17,16 +16,23 @@ import (
 // suite is what every scenario of a run shares: the target, the GraphQL
 // documents, and the gate that lets @exclusive scenarios run alone. It is
 // built once per run by TestFeatures and never changes afterwards, except
-// for the gate and the count of skipped scenarios.
+// for the gate and the results.
 type suite struct {
 	target *target
 	docs   documents
 
+	// ctx ends when the run is interrupted: no scenario starts after.
+	ctx context.Context
+	// failOn is the lowest level whose failures fail the run; a failure
+	// below it is a warning.
+	failOn   string
+	disabled []string  // capabilities switched off
+	base     *baseline // scenarios known to fail on the target; nil for none
+	results  *results
+
 	// gate is held for reading by ordinary scenarios and for writing by
 	// @exclusive ones, which change what every user may do.
-	gate        sync.RWMutex
-	skipped     atomic.Int32
-	skipReasons sync.Map // why scenarios were skipped: string -> true
+	gate sync.RWMutex
 }
 
 // world is the state of one scenario. It lives in the scenario's context
@@ -37,10 +43,20 @@ type world struct {
 	id        string // a random suffix that makes this scenario's names unique
 	exclusive bool   // tagged @exclusive: holds the gate for writing
 	locked    bool   // holds the gate
-	skipped   bool
-	noAuth    bool // talks to the auth-disabled deployment
-	later     bool // tokens are sent to the instance whose clock runs ahead
-	seq       int  // numbers the things this scenario makes
+	started   time.Time
+	info      scenarioInfo
+	// notRun is the status of a scenario that did not run (skipped,
+	// disabled, not run), with why; "" when it ran.
+	notRun, notRunReason string
+	// tolerated is what a failure of this scenario counts as when it does
+	// not fail the run (warning, known); "" when it does.
+	tolerated, toleratedReason string
+	step                       string // the text of the current step
+	failedStep                 string // the step that failed
+	failure                    error  // its error
+	noAuth                     bool   // talks to the auth-disabled deployment
+	later                      bool   // tokens are sent to the instance whose clock runs ahead
+	seq                        int    // numbers the things this scenario makes
 
 	http *httpexpect.Expect
 
@@ -120,18 +136,30 @@ func (s *suite) initScenario(sc *godog.ScenarioContext) {
 	sc.After(s.after)
 	sc.StepContext().Before(s.beforeStep)
 	sc.StepContext().After(s.afterStep)
-	registerSteps(sc)
+	registerSteps(guardedSteps{sc})
 }
 
 func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
 	w := newWorld(s, sc)
 	ctx = context.WithValue(ctx, worldKey{}, w)
-	if missing := s.target.lacks(sc); missing != "" {
-		// Reported as skipped, never as passed: the target lacks what the
-		// scenario needs.
-		w.skipped = true
-		s.skipReasons.Store(missing, true)
+	w.started = time.Now()
+	w.info = s.results.info(sc.Name)
+	// Reported as what happened, never as passed.
+	switch {
+	case s.ctx != nil && s.ctx.Err() != nil:
+		w.notRun, w.notRunReason = statusNotRun, "the run was interrupted"
+	case s.disabledCapability(w.info) != "":
+		w.notRun, w.notRunReason = statusDisabled, "capability "+s.disabledCapability(w.info)+" is switched off ("+envDisable+")"
+	case s.target.lacks(sc) != "":
+		w.notRun, w.notRunReason = statusSkipped, s.target.lacks(sc)
+	}
+	if w.notRun != "" {
 		return ctx, godog.ErrSkip
+	}
+	if e, ok := s.base.entry(w.info); ok {
+		w.tolerated, w.toleratedReason = statusKnown, e.Why
+	} else if levelRank(w.info.Level) > levelRank(s.failOn) {
+		w.tolerated = statusWarning
 	}
 	if w.exclusive {
 		s.gate.Lock()
@@ -142,7 +170,7 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	return ctx, nil
 }
 
-func (s *suite) after(ctx context.Context, sc *godog.Scenario, _ error) (context.Context, error) {
+func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (context.Context, error) {
 	w := worldFrom(ctx)
 	if w == nil {
 		return ctx, nil
@@ -158,17 +186,14 @@ func (s *suite) after(ctx context.Context, sc *godog.Scenario, _ error) (context
 			s.gate.RUnlock()
 		}
 	}()
-	if w.skipped {
-		s.skipped.Add(1)
-	}
-	if err := w.cleanUp(); err != nil {
-		return ctx, err
-	}
-	return ctx, nil
+	cleanupErr := w.cleanUp()
+	s.results.record(w.outcome(err, cleanupErr))
+	return ctx, cleanupErr
 }
 
-func (s *suite) beforeStep(ctx context.Context, _ *godog.Step) (context.Context, error) {
+func (s *suite) beforeStep(ctx context.Context, st *godog.Step) (context.Context, error) {
 	if w := worldFrom(ctx); w != nil {
+		w.step = st.Text
 		w.mu.Lock()
 		w.stepStart = len(w.exchanges)
 		w.failures = nil
@@ -259,10 +284,10 @@ func (w *world) takeFailures() []string {
 	return f
 }
 
-func (w *world) recordRequest(dump string) {
+func (w *world) recordRequest(x exchange) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.exchanges = append(w.exchanges, exchange{request: dump})
+	w.exchanges = append(w.exchanges, x)
 }
 
 func (w *world) recordResponse(dump string, elapsed time.Duration) {

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCommands(t *testing.T) {
+	noEnv := func(string) string { return "" }
+	cases := []struct {
+		args []string
+		code int
+		out  string // in stdout
+		err  string // in stderr
+	}{
+		{[]string{"version"}, 0, "(spec ", ""},
+		{[]string{"list"}, 0, "token-01", ""},
+		{[]string{"list", "--json"}, 0, `"level": "must"`, ""},
+		{[]string{"--help"}, 0, "catalogspec run", ""},
+		{[]string{"run", "--help"}, 0, "", "CATALOGSPEC_GMS_URL"},
+		{nil, 2, "", "Usage:"},
+		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{[]string{"run", "extra"}, 2, "", "takes no arguments"},
+		{[]string{"version", "x"}, 2, "", "takes no arguments"},
+		{[]string{"run", "--fail-on", "often"}, 2, "want must, should or may", ""},
+		{[]string{"run", "--tags", "@smok", "--gms-url", "http://127.0.0.1:1", "--frontend-url", "http://127.0.0.1:2"}, 2, "names @smok", ""},
+	}
+	for _, c := range cases {
+		var out, errb strings.Builder
+		code := run(c.args, &out, &errb, noEnv)
+		if code != c.code || !strings.Contains(out.String(), c.out) || !strings.Contains(errb.String(), c.err) {
+			t.Errorf("catalogspec %q: exit %d (want %d)\nstdout: %s\nstderr: %s", c.args, code, c.code, out.String(), errb.String())
+		}
+	}
+}

@@ -1,0 +1,160 @@
+package selftest
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference/pgprovider"
+)
+
+// TestURLMode checks the suite as a third party uses it: the catalogspec
+// binary, pointed by URL at a `catalogd serve` started here with an admin
+// token minted by `catalogd token create`. A correct target passes; each
+// configuration mistake a user makes ends the run with exit code 2 and one
+// line that says what to fix, before any scenario runs.
+func TestURLMode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts catalogd and runs the whole suite")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	catalogd := filepath.Join(work, "catalogd")
+	catalogspec := filepath.Join(work, "catalogspec")
+	goBuild(t, root, "build", "-o", catalogd, "./reference/cmd/catalogd")
+	goBuild(t, root, "build", "-o", catalogspec, "./cmd/catalogspec")
+
+	ctx := t.Context()
+	logPath := filepath.Join(work, "catalogd.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = logFile.Close() })
+	db, err := pgprovider.Provide(ctx, pgprovider.Options{Logger: slog.New(slog.NewTextHandler(logFile, nil))})
+	if err != nil {
+		t.Fatalf("no database for the reference: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	gmsURL, frontendURL := startCatalogd(t, catalogd, db.URL, logFile, logPath)
+	gms, frontend := gmsURL.String(), frontendURL.String()
+	admin := mintAdminToken(t, catalogd, db.URL)
+
+	run := func(t *testing.T, env ...string) (int, string, string) {
+		t.Helper()
+		reports := filepath.Join(t.TempDir(), "reports")
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, catalogspec, "run")
+		cmd.Env = append(cleanEnv(), append([]string{"CATALOGSPEC_REPORTS_DIR=" + reports, "NO_COLOR=1",
+			"CATALOGSPEC_PROPAGATION_TIMEOUT=5s"}, env...)...)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("running catalogspec: %v", err)
+		}
+		text := mask(string(out), admin)
+		if strings.Contains(string(out), admin) {
+			t.Errorf("the admin token appears in the output")
+		}
+		return code, text, reports
+	}
+	target := func(g, f, tok string) []string {
+		return []string{"CATALOGSPEC_GMS_URL=" + g, "CATALOGSPEC_FRONTEND_URL=" + f, "CATALOGSPEC_ADMIN_TOKEN=" + tok}
+	}
+
+	t.Run("a correct server passes, recommendations included", func(t *testing.T) {
+		code, out, reports := run(t, append(target(gms, frontend, admin), "CATALOGSPEC_FAIL_ON=should")...)
+		if code != 0 {
+			t.Fatalf("exit %d, want 0:\n%s", code, tail(out, 60))
+		}
+		var res struct {
+			Counts    map[string]int `json:"counts"`
+			Scenarios []struct {
+				Status string `json:"status"`
+				Reason string `json:"reason"`
+			} `json:"scenarios"`
+		}
+		b, err := os.ReadFile(filepath.Join(reports, "results.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &res)
+		}
+		if err != nil {
+			t.Fatalf("results.json: %v", err)
+		}
+		if res.Counts["passed"] < 100 || res.Counts["failed"] != 0 || res.Counts["warning"] != 0 {
+			t.Errorf("counts %v: want 100 or more passed and nothing failed", res.Counts)
+		}
+		// No auth-disabled or later-clock instance was given: those
+		// scenarios are skipped, and say why.
+		if res.Counts["skipped"] == 0 {
+			t.Errorf("counts %v: the scenarios needing an auth-disabled or later-clock instance were not skipped", res.Counts)
+		}
+		for _, s := range res.Scenarios {
+			if s.Status == "skipped" && !strings.Contains(s.Reason, "CATALOGSPEC_") {
+				t.Errorf("a skipped scenario does not say which variable would run it: %q", s.Reason)
+			}
+		}
+		for _, want := range []string{"passed", "skipped", "reports in"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("the output does not say %q:\n%s", want, tail(out, 20))
+			}
+		}
+		for _, name := range []string{"report.html", "junit.xml", "cucumber.json", "results.json"} {
+			if fi, err := os.Stat(filepath.Join(reports, name)); err != nil || fi.Size() == 0 {
+				t.Errorf("%s not written: %v", name, err)
+			}
+		}
+	})
+
+	// Each mistake: exit 2, one line naming what to fix, no scenario run.
+	mistakes := []struct {
+		name string
+		env  []string
+		want string
+	}{
+		{"nothing listens at the URLs", target("http://127.0.0.1:1", "http://127.0.0.1:2", admin), "CATALOGSPEC_GMS_URL=http://127.0.0.1:1 does not answer"},
+		{"the admin token is not valid", target(gms, frontend, "not-a-token"), "CATALOGSPEC_ADMIN_TOKEN is refused"},
+		{"the two URLs are swapped", target(frontend, gms, admin), "is it the frontend's URL?"},
+		{"the frontend URL ends in /api/", target(gms, frontend+"/api/", admin), "CATALOGSPEC_FRONTEND_URL"},
+		{"the tag expression has a typo", append(target(gms, frontend, admin), "CATALOGSPEC_TAGS=@smok"), `names @smok, which no scenario carries`},
+		{"the tag expression selects nothing", append(target(gms, frontend, admin), "CATALOGSPEC_TAGS=@smoke && @should"), "selects no scenario"},
+		{"a capability is misspelt", append(target(gms, frontend, admin), "CATALOGSPEC_DISABLE=policy"), "is not a capability"},
+	}
+	for _, m := range mistakes {
+		t.Run(m.name, func(t *testing.T) {
+			began := time.Now()
+			code, out, reports := run(t, m.env...)
+			if code != 2 {
+				t.Fatalf("exit %d, want 2:\n%s", code, tail(out, 30))
+			}
+			var errorLines []string
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+				if strings.HasPrefix(line, "catalogspec: ") {
+					errorLines = append(errorLines, line)
+				}
+			}
+			if len(errorLines) != 1 || !strings.Contains(errorLines[0], m.want) {
+				t.Errorf("want one line saying %q, got:\n%s", m.want, out)
+			}
+			if took := time.Since(began); took > 20*time.Second {
+				t.Errorf("took %s to say so", took)
+			}
+			if _, err := os.Stat(filepath.Join(reports, "results.json")); err == nil {
+				t.Errorf("results.json was written, but nothing was judged")
+			}
+			t.Logf("exit 2: %s", errorLines)
+		})
+	}
+}

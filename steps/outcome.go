@@ -1,0 +1,142 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+)
+
+// levelRank orders the levels: a failure fails the run when its level's
+// rank is at most the fail-on level's.
+func levelRank(level string) int {
+	if i := slices.Index(levels, level); i >= 0 {
+		return i
+	}
+	return 0 // a scenario without a level is held to the floor
+}
+
+// disabledCapability names the first capability of s that the user
+// switched off, "" when none.
+func (s *suite) disabledCapability(info scenarioInfo) string {
+	for _, c := range info.Capabilities {
+		if slices.Contains(s.disabled, c) {
+			return c
+		}
+	}
+	return ""
+}
+
+// guardedSteps registers each step wrapped so that a failure is recorded
+// with its step, and a failure that does not fail the run (a warning below
+// the fail-on level, or a failure the baseline lists) ends the scenario as
+// skipped in godog's eyes and is reported as what it is. godog has no
+// other way to keep such a failure from failing a Go subtest.
+type guardedSteps struct{ sc *godog.ScenarioContext }
+
+var errorType = reflect.TypeOf((*error)(nil)).Elem()
+
+func (g guardedSteps) Step(expr, stepFunc any) {
+	fn := reflect.ValueOf(stepFunc)
+	wrapped := reflect.MakeFunc(fn.Type(), func(args []reflect.Value) []reflect.Value {
+		out := fn.Call(args)
+		ctx, _ := args[0].Interface().(context.Context)
+		err, _ := out[0].Interface().(error)
+		err = settle(ctx, err)
+		if err == nil {
+			return []reflect.Value{reflect.Zero(errorType)}
+		}
+		return []reflect.Value{reflect.ValueOf(&err).Elem()}
+	})
+	g.sc.Step(expr, wrapped.Interface())
+}
+
+// settle turns what went wrong in a step into its result.
+func settle(ctx context.Context, err error) error {
+	w := worldFrom(ctx)
+	if w == nil {
+		return err
+	}
+	if err == nil {
+		// Failures httpexpect reported that the step did not collect.
+		if f := w.takeFailures(); len(f) > 0 {
+			err = w.fail("%s", strings.Join(f, "\n"))
+		}
+	}
+	if err == nil || errors.Is(err, godog.ErrSkip) || errors.Is(err, godog.ErrPending) {
+		return err
+	}
+	w.failedStep, w.failure = w.step, err
+	if w.tolerated != "" {
+		return godog.ErrSkip
+	}
+	return err
+}
+
+// outcome is the scenario's result, once it has ended. stepErr is what
+// godog passed to the After hook; cleanupErr what cleaning up reported.
+func (w *world) outcome(stepErr, cleanupErr error) *outcome {
+	o := &outcome{scenarioInfo: w.info, Duration: time.Since(w.started).Seconds()}
+	if w.notRun != "" {
+		o.Status, o.Reason, o.Duration = w.notRun, w.notRunReason, 0
+		return o
+	}
+	if stepErr != nil && !errors.Is(stepErr, godog.ErrSkip) && w.failure == nil {
+		// A failure that no step reported (godog's own, or a hook's).
+		w.failedStep, w.failure = w.step, stepErr
+	}
+	switch {
+	case w.failure != nil && w.tolerated != "":
+		o.Status, o.Reason = w.tolerated, w.toleratedReason
+	case w.failure != nil:
+		o.Status = statusFailed
+	case cleanupErr != nil:
+		o.Status = statusFailed
+		w.failedStep, w.failure = "(cleaning up after the scenario)", cleanupErr
+	default:
+		o.Status = statusPassed
+		return o
+	}
+	o.Step = w.failedStep
+	o.Message = w.masked(w.failure.Error())
+	o.Curl = w.curlOfLastRequest()
+	return o
+}
+
+// curlOfLastRequest is a curl command that sends the failing step's last
+// request again, tokens replaced by $TOKEN.
+func (w *world) curlOfLastRequest() string {
+	w.mu.Lock()
+	var x *exchange
+	for i := len(w.exchanges) - 1; i >= 0 && x == nil; i-- {
+		if w.exchanges[i].method != "" {
+			x = &w.exchanges[i]
+		}
+	}
+	w.mu.Unlock()
+	if x == nil {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "curl -sS -i -X %s %s", x.method, shellQuote(x.url))
+	for _, h := range x.headers {
+		fmt.Fprintf(&b, " -H %s", shellQuote(h))
+	}
+	if x.body != "" {
+		fmt.Fprintf(&b, " --data-raw %s", shellQuote(x.body))
+	}
+	return w.masked(b.String())
+}
+
+func shellQuote(s string) string {
+	if strings.Contains(s, "$TOKEN") {
+		// Let the shell expand the token the reader supplies.
+		return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`, "`", "\\`").Replace(s) + `"`
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,227 @@
+package steps
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// preflight checks the target before any scenario runs, so that a wrong URL
+// or token ends the run in seconds with one message that says what to fix,
+// rather than as a hundred failing scenarios: each tier answers, each URL is
+// the tier it claims to be, and the admin token is valid and holds the
+// privileges the scenarios need to set up their people.
+func preflight(ctx context.Context, t *target, docs documents) error {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	c := &http.Client{Timeout: 10 * time.Second}
+	p := preflighter{ctx: ctx, c: c, token: t.AdminToken}
+
+	if err := p.healthy(envGMS, t.GMS); err != nil {
+		return err
+	}
+	if err := p.healthy(envFrontend, t.Frontend); err != nil {
+		return err
+	}
+	for name, u := range map[string]string{envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS} {
+		if u != "" {
+			if err := p.healthy(name, u); err != nil {
+				return err
+			}
+		}
+	}
+
+	// The admin token, at the metadata service.
+	me, err := p.me(envGMS, t.GMS+"/api/graphql", docs.me)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	if !me.PlatformPrivileges.ManageTokens {
+		missing = append(missing, "MANAGE_ACCESS_TOKENS")
+	}
+	if !me.PlatformPrivileges.ManagePolicies {
+		missing = append(missing, "MANAGE_POLICIES")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("%s belongs to %s, who lacks %s: the suite needs an administrator's token (in DataHub, the datahub user's)",
+			envAdmin, me.CorpUser.Urn, strings.Join(missing, " and "))
+	}
+
+	// Each URL is the tier it claims to be: the metadata service answers
+	// /entities itself, the frontend proxies it under /api/gms.
+	urn := me.CorpUser.Urn
+	if err := p.entityJSON(envGMS, t.GMS, urn,
+		"is it the frontend's URL? The metadata service (GMS) answers /entities; the frontend proxies it at /api/gms/entities"); err != nil {
+		return err
+	}
+	hint := "is it the metadata service's URL? Give the frontend's base URL, which proxies /api/gms/*"
+	if h := apiSuffixHint(t.Frontend); h != "" {
+		hint = h
+	}
+	if err := p.entityJSON(envFrontend, t.Frontend+"/api/gms", urn, hint); err != nil {
+		return err
+	}
+	if _, err := p.me(envFrontend, t.Frontend+"/api/graphql", docs.me); err != nil {
+		return err
+	}
+	return nil
+}
+
+type preflighter struct {
+	ctx   context.Context
+	c     *http.Client
+	token string
+}
+
+func (p preflighter) do(method, url string, body []byte, auth bool) (*http.Response, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(p.ctx, method, url, rd)
+	if err != nil {
+		return nil, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("X-RestLi-Protocol-Version", "2.0.0")
+	if auth {
+		req.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	resp, err := p.c.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp, b, err
+}
+
+// healthy checks that base answers GET /health: not 404, not 5xx.
+func (p preflighter) healthy(name, base string) error {
+	resp, _, err := p.do(http.MethodGet, base+"/health", nil, false)
+	if err != nil {
+		var hint string
+		if errors.Is(err, context.DeadlineExceeded) || strings.Contains(err.Error(), "Timeout") {
+			hint = " (no answer in time)"
+		}
+		return fmt.Errorf("%s=%s does not answer%s: %v; is the service running there?", name, base, hint, plainError(err))
+	}
+	// A refusal (401, 403) is an answer: whether /health must be open is
+	// a scenario's to judge, not the preflight's.
+	if resp.StatusCode == http.StatusNotFound || resp.StatusCode >= 500 {
+		hint := "is it the service's base URL?"
+		if h := apiSuffixHint(base); h != "" {
+			hint = h
+		}
+		return fmt.Errorf("%s=%s: GET /health answered %d, expected an answer from the service; %s", name, base, resp.StatusCode, hint)
+	}
+	return nil
+}
+
+// meAnswer is what the me query says of the admin.
+type meAnswer struct {
+	CorpUser struct {
+		Urn string `json:"urn"`
+	} `json:"corpUser"`
+	PlatformPrivileges struct {
+		ManageTokens   bool `json:"manageTokens"`
+		ManagePolicies bool `json:"managePolicies"`
+	} `json:"platformPrivileges"`
+}
+
+// me asks who the admin token stands for at endpoint.
+func (p preflighter) me(name, endpoint, doc string) (meAnswer, error) {
+	var me meAnswer
+	body, _ := json.Marshal(graphQLRequest{Query: doc})
+	resp, b, err := p.do(http.MethodPost, endpoint, body, true)
+	if err != nil {
+		return me, fmt.Errorf("%s: POST %s: %v", name, endpoint, plainError(err))
+	}
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return me, fmt.Errorf("%s is refused (%d at %s): it is expired, revoked, malformed or from another deployment; mint a new personal access token for an administrator",
+			envAdmin, resp.StatusCode, endpoint)
+	default:
+		return me, fmt.Errorf("%s: POST %s answered %d, expected 200 with a GraphQL answer; is %s the base URL, without /api?", name, endpoint, resp.StatusCode, name)
+	}
+	var a struct {
+		Data struct {
+			Me *meAnswer `json:"me"`
+		} `json:"data"`
+		Errors []graphQLError `json:"errors"`
+	}
+	if err := json.Unmarshal(b, &a); err != nil {
+		return me, fmt.Errorf("%s: POST %s answered 200 but not GraphQL JSON (%s); is %s the base URL?", name, endpoint, contentType(resp), name)
+	}
+	if a.Data.Me == nil || a.Data.Me.CorpUser.Urn == "" {
+		msg := "no me"
+		if len(a.Errors) > 0 {
+			msg = a.Errors[0].Message
+		}
+		return me, fmt.Errorf("%s: the me query at %s gave no user (%s): is %s an administrator's personal access token?", name, endpoint, msg, envAdmin)
+	}
+	return *a.Data.Me, nil
+}
+
+// entityJSON checks that base answers the admin's read of urn, with the
+// URN percent-encoded or else as written, 200 with JSON. Which forms a
+// target must accept is for the scenarios to judge.
+func (p preflighter) entityJSON(name, base, urn, hint string) error {
+	err := p.json(name, base+"/entities/"+percentEncode(urn), hint)
+	if err != nil && p.json(name, base+"/entities/"+urn, hint) == nil {
+		return nil
+	}
+	return err
+}
+
+// json checks that url answers the admin 200 with JSON.
+func (p preflighter) json(name, url, hint string) error {
+	resp, _, err := p.do(http.MethodGet, url, nil, true)
+	if err != nil {
+		return fmt.Errorf("%s: GET %s: %v", name, url, plainError(err))
+	}
+	if resp.StatusCode != http.StatusOK || contentType(resp) != "application/json" {
+		return fmt.Errorf("%s: GET %s answered %d %s, expected 200 with JSON: %s", name, url, resp.StatusCode, contentType(resp), hint)
+	}
+	return nil
+}
+
+func contentType(resp *http.Response) string {
+	mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if err != nil {
+		return "(no content type)"
+	}
+	return mt
+}
+
+// plainError drops the method and URL that net/http repeats in its errors.
+func plainError(err error) string {
+	var ue interface{ Unwrap() error }
+	if errors.As(err, &ue) && strings.Contains(err.Error(), "\": ") {
+		if inner := ue.Unwrap(); inner != nil {
+			return inner.Error()
+		}
+	}
+	return err.Error()
+}
+
+// apiSuffixHint says what to do with a base URL that ends in /api, "" for
+// any other.
+func apiSuffixHint(base string) string {
+	if u, err := url.Parse(base); err == nil && strings.HasSuffix(strings.TrimRight(u.Path, "/"), "/api") {
+		return "drop the /api at its end: give the base URL; the suite adds /api/graphql and the other paths"
+	}
+	return ""
+}

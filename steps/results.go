@@ -1,0 +1,306 @@
+package steps
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/catalogspec/catalogspec"
+)
+
+// A scenario's status in the reports. godog knows only passed, failed and
+// skipped; the suite tells apart why a scenario did not pass.
+const (
+	statusPassed   = "passed"
+	statusFailed   = "failed"   // at or above the fail-on level, not in the baseline
+	statusWarning  = "warning"  // failed below the fail-on level: a recommendation not met
+	statusKnown    = "known"    // failed as the baseline says it does
+	statusSkipped  = "skipped"  // the target lacks what the scenario needs
+	statusDisabled = "disabled" // a capability the user switched off
+	statusNotRun   = "not run"  // interrupted, or stopped at the first failure
+)
+
+var statusOrder = []string{statusPassed, statusFailed, statusWarning, statusKnown, statusSkipped, statusDisabled, statusNotRun}
+
+// outcome is one scenario's result.
+type outcome struct {
+	scenarioInfo
+	Status   string  `json:"status"`
+	Duration float64 `json:"duration_seconds"`
+	Reason   string  `json:"reason,omitempty"`      // why skipped, disabled or known
+	Step     string  `json:"failed_step,omitempty"` // the step that failed
+	Message  string  `json:"message,omitempty"`     // masked, with the requests made
+	Curl     string  `json:"curl,omitempty"`        // reproduces the failing step's last request
+}
+
+// results collects the outcomes of a run; scenarios run concurrently.
+type results struct {
+	byName map[string]scenarioInfo
+
+	mu       sync.Mutex
+	outcomes map[string]*outcome // by scenario name
+	stale    []string            // baseline ids that passed
+}
+
+func newResults(catalog []scenarioInfo) *results {
+	r := &results{byName: map[string]scenarioInfo{}, outcomes: map[string]*outcome{}}
+	for _, s := range catalog {
+		r.byName[s.Name] = s
+	}
+	return r
+}
+
+func (r *results) info(name string) scenarioInfo {
+	if s, ok := r.byName[name]; ok {
+		return s
+	}
+	return scenarioInfo{Name: name}
+}
+
+func (r *results) record(o *outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.outcomes[o.Name] = o
+}
+
+// runReport is a run's outcomes in catalog order.
+type runReport struct {
+	outcomes []*outcome
+	stale    []string // baseline entries whose scenarios passed
+	counts   map[string]int
+}
+
+// finish lists an outcome for every selected scenario, "not run" for those
+// that never started.
+func (r *results) finish(selected []scenarioInfo, interrupted, failFast bool) *runReport {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep := &runReport{counts: map[string]int{}}
+	for _, s := range selected {
+		o, ok := r.outcomes[s.Name]
+		if !ok {
+			o = &outcome{scenarioInfo: s, Status: statusNotRun}
+			switch {
+			case interrupted:
+				o.Reason = "the run was interrupted"
+			case failFast:
+				o.Reason = "the run stopped at the first failure (" + envFailFast + ")"
+			default:
+				o.Reason = "not started"
+			}
+		}
+		rep.outcomes = append(rep.outcomes, o)
+		rep.counts[o.Status]++
+	}
+	return rep
+}
+
+// judge says whether the run fails: a failure at or above the fail-on
+// level that the baseline does not list, or a baseline entry whose
+// scenarios ran and passed (stale).
+func (rep *runReport) judge(base *baseline) bool {
+	failed := rep.counts[statusFailed] > 0
+	if base == nil {
+		return failed
+	}
+	for _, e := range base.Failures {
+		ran, stillFails := false, false
+		for _, o := range rep.outcomes {
+			if !e.covers(o.scenarioInfo) {
+				continue
+			}
+			switch o.Status {
+			case statusPassed:
+				ran = true
+			case statusKnown, statusFailed, statusWarning:
+				ran, stillFails = true, true
+			}
+		}
+		if ran && !stillFails && !e.Flaky {
+			rep.stale = append(rep.stale, e.String())
+		}
+	}
+	return failed || len(rep.stale) > 0
+}
+
+// resultsFile is results.json.
+type resultsFile struct {
+	Suite       string         `json:"suite"`
+	Version     string         `json:"version"`
+	SpecVersion string         `json:"spec_version"`
+	Target      string         `json:"target"`
+	FailOn      string         `json:"fail_on"`
+	Started     string         `json:"finished_at"`
+	Seconds     float64        `json:"duration_seconds"`
+	Counts      map[string]int `json:"counts"`
+	Stale       []string       `json:"stale_baseline_entries,omitempty"`
+	Scenarios   []*outcome     `json:"scenarios"`
+}
+
+func (rep *runReport) writeJSON(path string, tgt *target, failOn string, elapsed time.Duration) error {
+	f := resultsFile{
+		Suite: "catalogspec", Version: Version, SpecVersion: catalogspec.SpecVersion,
+		Target: tgt.describe(), FailOn: failOn, Started: time.Now().UTC().Format(time.RFC3339),
+		Seconds: elapsed.Seconds(), Counts: rep.counts, Stale: rep.stale, Scenarios: rep.outcomes,
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeWhole(path, append(b, '\n'))
+}
+
+// writeWhole writes a file under a temporary name and renames it, so that
+// a reader never sees half of it.
+func writeWhole(path string, b []byte) error {
+	tmp := path + ".partial"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// printSummary ends the console output: the counts by status and by level,
+// then every scenario that did not pass, with where it is.
+func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Duration, color bool) {
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return "\x1b[" + code + "m" + s + "\x1b[0m"
+	}
+	var parts []string
+	for _, st := range statusOrder {
+		if n := rep.counts[st]; n > 0 || st == statusPassed || st == statusFailed {
+			text := fmt.Sprintf("%d %s", n, st)
+			switch {
+			case st == statusFailed && n > 0:
+				text = paint("31", text)
+			case st == statusWarning && n > 0:
+				text = paint("33", text)
+			case st == statusPassed:
+				text = paint("32", text)
+			}
+			parts = append(parts, text)
+		}
+	}
+	fmt.Fprintf(w, "catalogspec: %d scenarios: %s, in %s\n", len(rep.outcomes), strings.Join(parts, ", "), elapsed.Round(time.Millisecond))
+	byLevel := map[string]map[string]int{}
+	for _, o := range rep.outcomes {
+		if byLevel[o.Level] == nil {
+			byLevel[o.Level] = map[string]int{}
+		}
+		byLevel[o.Level][o.Status]++
+	}
+	var levelsLine []string
+	for _, l := range levels {
+		if m := byLevel[l]; m != nil {
+			levelsLine = append(levelsLine, fmt.Sprintf("%s %d/%d passed", l, m[statusPassed], total(m)))
+		}
+	}
+	fmt.Fprintf(w, "catalogspec: by level: %s (failing on %s and above)\n", strings.Join(levelsLine, ", "), failOn)
+	list := func(status, heading string) {
+		var lines []string
+		for _, o := range rep.outcomes {
+			if o.Status == status {
+				line := fmt.Sprintf("  %s  @id:%s  %s", o.Where(), o.ID, o.Name)
+				if o.Reason != "" && status != statusFailed && status != statusWarning {
+					line += "  (" + o.Reason + ")"
+				}
+				lines = append(lines, line)
+			}
+		}
+		if len(lines) > 0 {
+			fmt.Fprintf(w, "%s\n%s\n", heading, strings.Join(lines, "\n"))
+		}
+	}
+	list(statusFailed, paint("31", "Failed")+" (these fail the run):")
+	list(statusWarning, paint("33", "Warnings")+" (recommendations not met; below "+failOn+", they do not fail the run):")
+	list(statusKnown, "Known failures (listed in the baseline):")
+	if len(rep.stale) > 0 {
+		fmt.Fprintf(w, "%s: these scenarios pass now; remove them from the baseline: %s\n", paint("31", "Stale baseline entries"), strings.Join(rep.stale, ", "))
+	}
+	skipped := map[string]int{}
+	for _, o := range rep.outcomes {
+		if o.Status == statusSkipped || o.Status == statusDisabled || o.Status == statusNotRun {
+			skipped[o.Status+": "+o.Reason]++
+		}
+	}
+	var reasons []string
+	for r, n := range skipped {
+		reasons = append(reasons, fmt.Sprintf("  %d %s", n, r))
+	}
+	sort.Strings(reasons)
+	if len(reasons) > 0 {
+		fmt.Fprintf(w, "Not run:\n%s\n", strings.Join(reasons, "\n"))
+	}
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// summaryFilter passes godog's output through but for its closing counts
+// ("N scenarios (...)", "N steps (...)" and the time), which count a
+// skipped or disabled scenario as passed; the suite prints its own.
+type summaryFilter struct {
+	w       io.Writer
+	partial []byte
+	mu      sync.Mutex
+	dropped int  // closing lines dropped so far
+	blank   bool // the last line written was blank
+}
+
+func (f *summaryFilter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.partial = append(f.partial, p...)
+	for {
+		i := slices.Index(f.partial, '\n')
+		if i < 0 {
+			break
+		}
+		line := string(f.partial[:i+1])
+		f.partial = f.partial[i+1:]
+		if f.drop(line) {
+			continue
+		}
+		if _, err := io.WriteString(f.w, line); err != nil {
+			return len(p), err
+		}
+	}
+	return len(p), nil
+}
+
+func (f *summaryFilter) drop(line string) bool {
+	plain := strings.TrimSpace(ansi.ReplaceAllString(line, ""))
+	switch {
+	case summaryLine.MatchString(plain), plain == "No scenarios", plain == "No steps", strings.HasPrefix(plain, "Randomized with seed"):
+		f.dropped++
+		return true
+	case f.dropped == 2 && elapsedLine.MatchString(plain):
+		f.dropped++
+		return true
+	case plain == "" && f.blank:
+		return true // one blank line is enough
+	}
+	f.blank = plain == ""
+	return false
+}
+
+var (
+	ansi        = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+	summaryLine = regexp.MustCompile(`^\d+ (scenarios|steps) \(`)
+	elapsedLine = regexp.MustCompile(`^[0-9.hmµns]+$`)
+)

@@ -1,0 +1,343 @@
+package steps
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/catalogspec/catalogspec"
+	"github.com/cucumber/godog"
+)
+
+// How a run goes, besides the target (target.go). The same variables
+// configure `make conformance`, `go test ./steps` and `catalogspec run`.
+//
+//	| variable                 | meaning                                  | default               |
+//	|--------------------------|------------------------------------------|-----------------------|
+//	| CATALOGSPEC_TAGS         | godog tag expression selecting scenarios | all                   |
+//	| CATALOGSPEC_DISABLE      | capabilities switched off, comma-separated | none                |
+//	| CATALOGSPEC_FAIL_ON      | lowest level whose failure fails the run: must, should or may | must; should for the reference |
+//	| CATALOGSPEC_BASELINE     | file of scenarios known to fail on the target | none               |
+//	| CATALOGSPEC_CONCURRENCY  | scenarios run at once                    | 4                     |
+//	| CATALOGSPEC_SEED         | seed of the random scenario order        | random, printed       |
+//	| CATALOGSPEC_FORMAT       | what goes to stdout: pretty or progress  | pretty when run one at a time, else progress |
+//	| CATALOGSPEC_REPORTS_DIR  | where the reports and logs go            | reports               |
+//	| CATALOGSPEC_FAIL_FAST    | stop at the first failing scenario (1)   | off                   |
+const (
+	envTags        = "CATALOGSPEC_TAGS"
+	envDisable     = "CATALOGSPEC_DISABLE"
+	envFailOn      = "CATALOGSPEC_FAIL_ON"
+	envBaseline    = "CATALOGSPEC_BASELINE"
+	envConcurrency = "CATALOGSPEC_CONCURRENCY"
+	envSeed        = "CATALOGSPEC_SEED"
+	envFormat      = "CATALOGSPEC_FORMAT"
+	envReports     = "CATALOGSPEC_REPORTS_DIR"
+	envFailFast    = "CATALOGSPEC_FAIL_FAST"
+)
+
+// Exit codes of a run.
+const (
+	ExitConformant = 0 // no failure at or above the fail-on level, beyond the baseline
+	ExitFailed     = 1 // at least one such failure, or a stale baseline entry
+	ExitConfig     = 2 // the harness or its configuration is wrong: nothing was judged
+)
+
+// Config is one run's settings. Getenv also supplies the target's
+// variables (target.go).
+type Config struct {
+	Tags        string
+	Disabled    []string
+	FailOn      string // "" picks must, or should for the reference
+	Baseline    string
+	Concurrency int
+	Seed        int64
+	Format      string
+	ReportsDir  string
+	FailFast    bool
+
+	// Only, when set, narrows the selection to the scenarios whose names
+	// it accepts (go test -run 'TestFeatures/<pattern>').
+	Only func(name string) bool
+
+	Getenv   func(string) string
+	Stdout   io.Writer
+	Color    bool
+	TestingT *testing.T // when set, each scenario is a subtest of it
+}
+
+// ConfigFromEnv reads a run's settings from the environment.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := Config{
+		Tags:        strings.TrimSpace(getenv(envTags)),
+		Concurrency: 4,
+		ReportsDir:  "reports",
+		Baseline:    strings.TrimSpace(getenv(envBaseline)),
+		Getenv:      getenv,
+		Stdout:      os.Stdout,
+	}
+	for _, d := range strings.Split(getenv(envDisable), ",") {
+		if d = strings.TrimPrefix(strings.TrimSpace(d), "@cap:"); d != "" {
+			if !slices.Contains(knownCapabilities, d) {
+				return c, fmt.Errorf("%s names %q, which is not a capability; the capabilities are %s", envDisable, d, strings.Join(knownCapabilities, ", "))
+			}
+			c.Disabled = append(c.Disabled, d)
+		}
+	}
+	switch v := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(getenv(envFailOn))), "@"); v {
+	case "", levelMust, levelShould, levelMay:
+		c.FailOn = v
+	default:
+		return c, fmt.Errorf("%s=%q: want must, should or may", envFailOn, v)
+	}
+	if v := getenv(envConcurrency); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("%s=%q: want a whole number of at least 1", envConcurrency, v)
+		}
+		c.Concurrency = n
+	}
+	if v := getenv(envSeed); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n == 0 || n == -1 {
+			return c, fmt.Errorf("%s=%q: want a whole number other than 0 and -1", envSeed, v)
+		}
+		c.Seed = n
+	} else {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		c.Seed = int64(binary.BigEndian.Uint64(b[:])>>2) + 1 // positive, never 0
+	}
+	// godog's pretty output mixes up the example rows of concurrent
+	// scenario outlines; progress stays readable.
+	c.Format = "progress"
+	if c.Concurrency == 1 {
+		c.Format = "pretty"
+	}
+	if v := getenv(envFormat); v != "" {
+		if v != "pretty" && v != "progress" {
+			return c, fmt.Errorf("%s=%q: want pretty or progress", envFormat, v)
+		}
+		c.Format = v
+	}
+	if v := getenv(envReports); v != "" {
+		c.ReportsDir = v
+	}
+	switch v := getenv(envFailFast); v {
+	case "", "0", "false":
+	case "1", "true":
+		c.FailFast = true
+	default:
+		return c, fmt.Errorf("%s=%q: want 1 or 0", envFailFast, v)
+	}
+	c.Color = getenv("NO_COLOR") == "" && isTerminal(os.Stdout)
+	return c, nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// Run checks the target against the features and writes the reports; it
+// returns the exit code.
+func Run(ctx context.Context, cfg Config) int {
+	out := cfg.Stdout
+	if out == nil {
+		out = os.Stdout
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	stop := func(format string, args ...any) int {
+		fmt.Fprintf(out, "catalogspec: "+format+"\n", args...)
+		return ExitConfig
+	}
+
+	catalog, err := readCatalog(catalogspec.Features(), "features")
+	if err != nil {
+		return stop("reading the features: %v", err)
+	}
+	if problems := checkCatalog(catalog); len(problems) > 0 {
+		return stop("the features are not well formed:\n  %s", strings.Join(problems, "\n  "))
+	}
+	expr := tagExpression(cfg.Tags)
+	if unknown := expr.unknownTags(catalog); len(unknown) > 0 {
+		return stop("%s=%q names %s, which no scenario carries; the tags in use are %s",
+			envTags, cfg.Tags, strings.Join(unknown, ", "), strings.Join(tagsInUse(catalog), " "))
+	}
+	var selected []scenarioInfo
+	for _, s := range catalog {
+		if expr.matches(s.Tags) && (cfg.Only == nil || cfg.Only(s.Name)) {
+			selected = append(selected, s)
+		}
+	}
+	if len(selected) == 0 {
+		if cfg.Only != nil {
+			return stop("no scenario matches both %s=%q and go test's -run pattern: nothing would be checked", envTags, cfg.Tags)
+		}
+		return stop("%s=%q selects no scenario: nothing would be checked", envTags, cfg.Tags)
+	}
+	var base *baseline
+	if cfg.Baseline != "" {
+		if base, err = readBaseline(cfg.Baseline, catalog); err != nil {
+			return stop("%s: %v", envBaseline, err)
+		}
+	}
+	docs, err := loadDocuments(catalogspec.GraphQLDocuments())
+	if err != nil {
+		return stop("%v", err)
+	}
+	reportsDir, err := filepath.Abs(cfg.ReportsDir)
+	if err == nil {
+		err = os.MkdirAll(reportsDir, 0o755)
+	}
+	if err != nil {
+		return stop("reports directory %s: %v", cfg.ReportsDir, err)
+	}
+	// Reports of an earlier run must not pass for this one's.
+	for _, name := range reportFiles {
+		_ = os.Remove(filepath.Join(reportsDir, name))
+	}
+
+	// A first Ctrl-C stops starting scenarios and lets the running ones
+	// finish, so that the reports are written whole; a second one kills.
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	var interrupted atomic.Bool
+	go func() {
+		select {
+		case <-signals:
+			interrupted.Store(true)
+			fmt.Fprintln(out, "\ncatalogspec: interrupted: finishing the running scenarios and writing the reports (interrupt again to stop at once)")
+			signal.Stop(signals) // a second signal kills as usual
+			cancel()
+		case <-runCtx.Done():
+			signal.Stop(signals)
+		}
+	}()
+
+	tgt, err := newTarget(runCtx, cfg.Getenv, reportsDir)
+	if err != nil {
+		return stop("no target: %v", err)
+	}
+	defer func() {
+		stopCtx, cancelStop := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		defer cancelStop()
+		if err := tgt.close(stopCtx); err != nil {
+			fmt.Fprintf(out, "catalogspec: stopping the reference: %v\n", err)
+		}
+	}()
+	failOn := cfg.FailOn
+	if failOn == "" {
+		failOn = levelMust
+		if tgt.Reference {
+			failOn = levelShould // the reference follows every recommendation
+		}
+	}
+	fmt.Fprintf(out, "catalogspec %s (spec %s): target %s\n", Version, catalogspec.SpecVersion, tgt.describe())
+	if err := preflight(runCtx, tgt, docs); err != nil {
+		return stop("preflight: %v", err)
+	}
+	fmt.Fprintf(out, "catalogspec: %d of %d scenarios selected (%s=%q), failing on %s and above, seed %d (set %s=%d to repeat the order), concurrency %d\n",
+		len(selected), len(catalog), envTags, cfg.Tags, failOn, cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
+
+	s := &suite{
+		target:   tgt,
+		docs:     docs,
+		ctx:      runCtx,
+		failOn:   failOn,
+		disabled: cfg.Disabled,
+		base:     base,
+		results:  newResults(catalog),
+	}
+	cucumberPartial := filepath.Join(reportsDir, "cucumber.json.partial")
+	cucumberFile, err := os.Create(cucumberPartial)
+	if err != nil {
+		return stop("reports: %v", err)
+	}
+	defer cucumberFile.Close()
+	cucumberOut.Store(&writerBox{cucumberFile})
+	started := time.Now()
+	status := godog.TestSuite{
+		Name:                "catalogspec",
+		ScenarioInitializer: s.initScenario,
+		Options: &godog.Options{
+			Format:        cfg.Format + "," + cucumberFormat,
+			FS:            catalogspec.Features(),
+			Paths:         []string{"."},
+			Tags:          cfg.Tags,
+			Strict:        true,
+			Concurrency:   cfg.Concurrency,
+			Randomize:     cfg.Seed,
+			StopOnFailure: cfg.FailFast,
+			Output:        &summaryFilter{w: out},
+			NoColors:      !cfg.Color,
+			TestingT:      cfg.TestingT,
+		},
+	}.Run()
+	elapsed := time.Since(started)
+	if status == 2 {
+		return stop("godog could not run the features (see above)")
+	}
+	if err := cucumberFile.Close(); err != nil {
+		return stop("reports: %v", err)
+	}
+
+	res := s.results.finish(selected, interrupted.Load(), cfg.FailFast)
+	code := ExitConformant
+	if res.judge(base) {
+		code = ExitFailed
+	}
+	var werrs []error
+	werrs = append(werrs, os.Rename(cucumberPartial, filepath.Join(reportsDir, "cucumber.json")))
+	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed))
+	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), elapsed))
+	werrs = append(werrs, res.writeHTML(filepath.Join(reportsDir, "report.html"), tgt, failOn, elapsed))
+	res.printSummary(out, failOn, elapsed, cfg.Color)
+	if err := errors.Join(werrs...); err != nil {
+		fmt.Fprintf(out, "catalogspec: writing the reports: %v\n", err)
+		return ExitConfig
+	}
+	fmt.Fprintf(out, "catalogspec: reports in %s (report.html, results.json, junit.xml, cucumber.json)\n", reportsDir)
+	if interrupted.Load() {
+		return ExitConfig // not everything was judged
+	}
+	return code
+}
+
+// reportFiles are the files a run writes into the reports directory.
+var reportFiles = []string{"junit.xml", "cucumber.json", "results.json", "report.html"}
+
+// Version is the suite's version; the binary's build may set it.
+var Version = "dev"
+
+// cucumberFormat is godog's cucumber formatter writing to the run's
+// cucumber.json.partial: godog's own "cucumber:<path>" cannot name a path
+// with a comma in it, and would leave an empty file behind on a crash.
+const cucumberFormat = "catalogspec-cucumber"
+
+type writerBox struct{ io.Writer }
+
+var cucumberOut atomic.Pointer[writerBox]
+
+func init() {
+	cucumber := godog.FindFmt("cucumber")
+	godog.Format(cucumberFormat, "godog's cucumber JSON, written where the run says", func(suite string, _ io.Writer) godog.Formatter {
+		return cucumber(suite, cucumberOut.Load())
+	})
+}
