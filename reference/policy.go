@@ -134,7 +134,7 @@ func (p *Policy) Validate() error {
 	return nil
 }
 
-// BootPolicies are present at first start (CONTRACT section 5). They are
+// BootPolicies are present at first start (SPEC.md, Policies). They are
 // ordinary policies: they can be set INACTIVE, edited or deleted.
 func BootPolicies() []Policy {
 	return []Policy{

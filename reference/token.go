@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Token durations (CONTRACT section 4).
+// Token durations (SPEC.md, Personal access tokens).
 const (
 	DurationOneHour     = "ONE_HOUR"
 	DurationOneDay      = "ONE_DAY"

@@ -67,10 +67,10 @@ var Expected = map[string][]string{
 	"config-nocode-boolean":   {"Ingestion clients can check the server without a token"},
 }
 
-// Faults are the mistakes the suite must catch, one rule of CONTRACT.md
+// Faults are the mistakes the suite must catch, one rule of SPEC.md
 // each, in the order they run.
 var Faults = []Fault{
-	// ---- GraphQL over HTTP (CONTRACT section 6) ----
+	// ---- GraphQL over HTTP (SPEC.md, GraphQL over HTTP) ----
 	{
 		Name:   "graphql-get-executes",
 		Breaks: "the GraphQL endpoint runs a request sent by GET, mutations included, instead of answering 405",
@@ -170,7 +170,7 @@ var Faults = []Fault{
 		},
 	},
 
-	// ---- Authentication (CONTRACT section 3) ----
+	// ---- Authentication (SPEC.md, Authentication) ----
 	{
 		Name:   "anonymous-as-root",
 		Breaks: "a request without a token is served as the root user instead of refused with 401",
@@ -357,7 +357,7 @@ var Faults = []Fault{
 		},
 	},
 
-	// ---- Tokens (CONTRACT section 4, 6) ----
+	// ---- Tokens (SPEC.md, Personal access tokens) ----
 	{
 		Name:   "expiry-a-day-late",
 		Breaks: "a new token is described as expiring a day later than its duration says",
@@ -422,7 +422,7 @@ var Faults = []Fault{
 		Response: escalateGraphQL("getAccessTokenMetadata"),
 	},
 
-	// ---- Policies and tags (CONTRACT sections 4, 5, 6) ----
+	// ---- Policies and tags (SPEC.md, Policies; Tags) ----
 	{
 		Name:     "policy-escalates",
 		Breaks:   "policy mutations refused for want of MANAGE_POLICIES are carried out anyway",
@@ -460,7 +460,7 @@ var Faults = []Fault{
 		Response: duplicateTagOverwrites,
 	},
 
-	// ---- Entity paths and ingestion (CONTRACT sections 8, 9) ----
+	// ---- Entity paths and ingestion (SPEC.md, Entity paths; Ingestion) ----
 	{
 		Name:   "entity-cached-stale",
 		Breaks: "an entity path answers from a copy cached at the first read, so a later write does not show",

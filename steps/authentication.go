@@ -68,7 +68,7 @@ func (w *world) reachWithoutToken(surface string) (*answer, error) {
 }
 
 // refusedAsUnauthenticated checks the answer to a request that carried no
-// valid credentials: 401, and no effect (CONTRACT section 3). DataHub's
+// valid credentials: 401, and no effect (SPEC.md, Authentication). DataHub's
 // body is its own (Spring's error on the metadata service, empty at the
 // frontend), so nothing more is asked at must level.
 func (w *world) refusedAsUnauthenticated(a *answer) error {

@@ -73,7 +73,7 @@ func (w *world) ingested(a *answer, urn string) error {
 		return w.failed(err)
 	}
 	// Current DataHub answers "success"; older releases, and the reference,
-	// the entity's URN (CONTRACT section 9). Either acknowledges the write.
+	// the entity's URN (SPEC.md, Ingestion). Either acknowledges the write.
 	if body.Value != urn && body.Value != "success" {
 		return w.fail("%s answered value %q, expected \"success\" or the URN %q", a.what, body.Value, urn)
 	}

@@ -71,7 +71,7 @@ func settle(ctx context.Context, err error) error {
 	if err == nil || errors.Is(err, godog.ErrSkip) || errors.Is(err, godog.ErrPending) {
 		return err
 	}
-	w.failedStep, w.failure = w.step, err
+	w.failedStep, w.failure, w.failCurl = w.step, err, w.curlOfLastRequest()
 	if w.tolerated != "" {
 		return godog.ErrSkip
 	}
@@ -88,7 +88,7 @@ func (w *world) outcome(stepErr, cleanupErr error) *outcome {
 	}
 	if stepErr != nil && !errors.Is(stepErr, godog.ErrSkip) && w.failure == nil {
 		// A failure that no step reported (godog's own, or a hook's).
-		w.failedStep, w.failure = w.step, stepErr
+		w.failedStep, w.failure, w.failCurl = w.step, stepErr, w.curlOfLastRequest()
 	}
 	switch {
 	case w.failure != nil && w.tolerated != "":
@@ -97,19 +97,19 @@ func (w *world) outcome(stepErr, cleanupErr error) *outcome {
 		o.Status = statusFailed
 	case cleanupErr != nil:
 		o.Status = statusFailed
-		w.failedStep, w.failure = "(cleaning up after the scenario)", cleanupErr
+		w.failedStep, w.failure, w.failCurl = "(cleaning up after the scenario)", cleanupErr, w.curlOfLastRequest()
 	default:
 		o.Status = statusPassed
 		return o
 	}
 	o.Step = w.failedStep
 	o.Message = w.masked(w.failure.Error())
-	o.Curl = w.curlOfLastRequest()
+	o.Curl = w.failCurl
 	return o
 }
 
-// curlOfLastRequest is a curl command that sends the failing step's last
-// request again, tokens replaced by $TOKEN.
+// curlOfLastRequest is a curl command that sends the last request made so
+// far (at a failure: the failing step's) again, tokens replaced by $TOKEN.
 func (w *world) curlOfLastRequest() string {
 	w.mu.Lock()
 	var x *exchange

@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Privileges reach users through policies (CONTRACT section 5). Scenarios
+// Privileges reach users through policies (SPEC.md, Policies). Scenarios
 // grant them with policies of their own and take them away by setting those
 // INACTIVE or deleting them. Scenarios tagged @exclusive may also switch off
 // the policies that give something to every user, and put them back after.

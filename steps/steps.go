@@ -226,7 +226,7 @@ func (w *world) graphQLRefusal(a *answer, expected string) (graphQLError, error)
 	return g.Errors[0], nil
 }
 
-// rejectedAsUnauthorized is CONTRACT section 11: HTTP 401 or 403, or a
+// rejectedAsUnauthorized is SPEC.md, Authentication: HTTP 401 or 403, or a
 // GraphQL error whose extensions.code is 401 or 403 (with the field null),
 // and the attempt had no effect, read back.
 func (w *world) rejectedAsUnauthorized(a *answer) error {
@@ -302,7 +302,7 @@ func refusedAsExistingTag(ctx context.Context) error {
 }
 
 // unauthorizedMessage is the message DataHub gives a caller who lacks a
-// privilege (CONTRACT section 6).
+// privilege (SPEC.md, GraphQL over HTTP).
 const unauthorizedMessage = "Unauthorized to perform this action. Please contact your DataHub administrator."
 
 // answerIsUnauthorizedGraphQLError checks DataHub's exact shape of a refusal:

@@ -54,6 +54,7 @@ type world struct {
 	step                       string // the text of the current step
 	failedStep                 string // the step that failed
 	failure                    error  // its error
+	failCurl                   string // a curl line repeating its last request
 	noAuth                     bool   // talks to the auth-disabled deployment
 	later                      bool   // tokens are sent to the instance whose clock runs ahead
 	seq                        int    // numbers the things this scenario makes

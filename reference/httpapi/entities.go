@@ -75,7 +75,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleGraphiQL guards the GraphiQL explorer's path like every other API
-// path. The explorer page itself (CONTRACT section 7) is not served yet: an
+// path. The explorer page itself (the GraphiQL explorer; not yet in SPEC.md) is not served yet: an
 // authenticated caller is told so plainly rather than shown a page that does
 // not work.
 func (s *Server) handleGraphiQL(w http.ResponseWriter, r *http.Request) {

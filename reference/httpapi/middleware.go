@@ -139,7 +139,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	return body, true
 }
 
-// graphqlOverHTTP holds the transport rules of CONTRACT section 6 in front
+// graphqlOverHTTP holds the transport rules of SPEC.md, GraphQL over HTTP, in front
 // of gqlgen: POST only (405 and Allow: POST, so a mutation sent by GET never
 // runs), application/json only (415), a JSON body with a query (400, never
 // echoing the body back).
