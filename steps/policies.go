@@ -25,6 +25,7 @@ type policyState struct {
 	policies    map[string]*policyRecord // granting policies, by person name and privilege
 	policy      *policyRecord            // the policy the scenario talks about
 	policyCheck func() error             // checks what was done to the policies
+	named       *namedPolicies           // policies made to be listed by a word
 }
 
 // policyInput is DataHub's PolicyUpdateInput.
@@ -608,6 +609,9 @@ func doesToPolicies(ctx context.Context, name, action string) error {
 			if err := a.data("createPolicy", &urn); err != nil {
 				return w.failed(err)
 			}
+			if !strings.HasPrefix(urn, "urn:li:dataHubPolicy:") {
+				return w.fail("%s answered %q, expected the URN of a dataHubPolicy", a.what, urn)
+			}
 			return w.policyIs(urn, &in)
 		}
 	case "updates the policy":
@@ -621,6 +625,9 @@ func doesToPolicies(ctx context.Context, name, action string) error {
 			if err := a.data("updatePolicy", &out); err != nil {
 				return w.failed(err)
 			}
+			if out != rec.urn {
+				return w.fail("%s answered %q, expected the policy's URN %s", a.what, out, rec.urn)
+			}
 			return w.policyIs(rec.urn, &in)
 		}
 	case "deletes the policy":
@@ -630,6 +637,9 @@ func doesToPolicies(ctx context.Context, name, action string) error {
 			var out *string
 			if err := a.data("deletePolicy", &out); err != nil {
 				return w.failed(err)
+			}
+			if out == nil || *out != rec.urn {
+				return w.fail("%s answered %s, expected the policy's URN %s", a.what, quoted(out), rec.urn)
 			}
 			return w.policyIs(rec.urn, nil)
 		}

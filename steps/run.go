@@ -272,12 +272,19 @@ func Run(ctx context.Context, cfg Config) int {
 	}
 	defer cucumberFile.Close()
 	cucumberOut.Store(&writerBox{cucumberFile})
+	// godog's cucumber formatter panics at the end of a run stopped at the
+	// first failure (it looks for the results of scenarios never started),
+	// so a fail-fast run writes no cucumber.json.
+	format := cfg.Format + "," + cucumberFormat
+	if cfg.FailFast {
+		format = cfg.Format
+	}
 	started := time.Now()
 	status := godog.TestSuite{
 		Name:                "catalogspec",
 		ScenarioInitializer: s.initScenario,
 		Options: &godog.Options{
-			Format:        cfg.Format + "," + cucumberFormat,
+			Format:        format,
 			FS:            catalogspec.Features(),
 			Paths:         []string{"."},
 			Tags:          cfg.Tags,
@@ -304,7 +311,13 @@ func Run(ctx context.Context, cfg Config) int {
 		code = ExitFailed
 	}
 	var werrs []error
-	werrs = append(werrs, os.Rename(cucumberPartial, filepath.Join(reportsDir, "cucumber.json")))
+	written := "report.html, results.json, junit.xml, cucumber.json"
+	if cfg.FailFast {
+		written = "report.html, results.json, junit.xml; no cucumber.json when stopping at the first failure"
+		werrs = append(werrs, os.Remove(cucumberPartial))
+	} else {
+		werrs = append(werrs, os.Rename(cucumberPartial, filepath.Join(reportsDir, "cucumber.json")))
+	}
 	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed))
 	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), elapsed))
 	werrs = append(werrs, res.writeHTML(filepath.Join(reportsDir, "report.html"), tgt, failOn, elapsed))
@@ -313,7 +326,7 @@ func Run(ctx context.Context, cfg Config) int {
 		fmt.Fprintf(out, "catalogspec: writing the reports: %v\n", err)
 		return ExitConfig
 	}
-	fmt.Fprintf(out, "catalogspec: reports in %s (report.html, results.json, junit.xml, cucumber.json)\n", reportsDir)
+	fmt.Fprintf(out, "catalogspec: reports in %s (%s)\n", reportsDir, written)
 	if interrupted.Load() {
 		return ExitConfig // not everything was judged
 	}
