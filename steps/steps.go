@@ -25,6 +25,7 @@ type stepRegistrar interface {
 
 // registerSteps registers every step of the suite. Each pattern is anchored.
 func registerSteps(s stepRegistrar) {
+	registerTokenRequestSteps(s)
 	// People and their tokens.
 	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
 	s.Step(`^`+who+` is a user$`, isAUser)
