@@ -26,6 +26,7 @@ type stepRegistrar interface {
 // registerSteps registers every step of the suite. Each pattern is anchored.
 func registerSteps(s stepRegistrar) {
 	registerTokenRequestSteps(s)
+	registerHTTPDetailSteps(s)
 	// People and their tokens.
 	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
 	s.Step(`^`+who+` is a user$`, isAUser)
