@@ -52,7 +52,7 @@ Feature: How the HTTP tiers answer what they cannot serve
   Scenario Outline: A document that does not validate is answered with status <status> to a client that accepts <media type>
     When the administrator sends a document that does not validate, accepting <media type>
     Then the answer has status <status>
-    And the answer is a GraphQL error
+    And the answer is a GraphQL error saying the request is bad
 
     Examples:
       | media type                        | status |

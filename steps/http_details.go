@@ -120,16 +120,6 @@ func adminSendsInvalidDocument(ctx context.Context, accept string) error {
 	return w.checkpoint()
 }
 
-func answerIsGraphQLError(ctx context.Context) error {
-	w := theWorld(ctx)
-	a, err := w.lastAnswer()
-	if err != nil {
-		return err
-	}
-	_, err = w.graphQLRefusal(a, "a GraphQL error")
-	return err
-}
-
 func adminAsksUnservedPath(ctx context.Context, tier string) error {
 	w := theWorld(ctx)
 	c := w.admin()
@@ -207,7 +197,6 @@ func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the administrator sends a GraphQL request with an operation name, extensions and null variables$`, adminSendsGraphQLWithAllParameters)
 	s.Step(`^the answer says the caller is the administrator$`, answerSaysCallerIsAdmin)
 	s.Step(`^the administrator sends a document that does not validate, accepting (application/json|application/graphql-response\+json)$`, adminSendsInvalidDocument)
-	s.Step(`^the answer is a GraphQL error$`, answerIsGraphQLError)
 	s.Step(`^the administrator asks the (metadata service|frontend) for a path it does not serve$`, adminAsksUnservedPath)
 	s.Step(`^the administrator reads their own user through the entity path$`, adminReadsOwnUser)
 	s.Step(`^the answer is application/json$`, answerIsApplicationJSON)

@@ -27,6 +27,7 @@ type stepRegistrar interface {
 func registerSteps(s stepRegistrar) {
 	registerTokenRequestSteps(s)
 	registerHTTPDetailSteps(s)
+	registerTagRequestSteps(s)
 	// People and their tokens.
 	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
 	s.Step(`^`+who+` is a user$`, isAUser)
