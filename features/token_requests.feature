@@ -85,3 +85,10 @@ Feature: Token requests that cannot be carried out
   Scenario: A new token names DataHub's metadata service as its issuer
     Given the administrator has created a personal access token for Ann
     Then the new token names datahub-metadata-service as its issuer
+
+  @id:tokreq-12 @must @core
+  Scenario: Tokens are listed a page at a time
+    Given the administrator has created three tokens for Ann that last different times
+    When the administrator lists Ann's tokens one at a time
+    Then each of the first three pages holds one of the three tokens, a different one each time
+    And the page after them is empty but counts all three

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -326,6 +327,97 @@ func newTokenNamesIssuer(ctx context.Context, issuer string) error {
 	return nil
 }
 
+// pagedTokens is what paging through one user's tokens gave.
+type pagedTokens struct {
+	made  []string   // ids of the tokens made
+	pages [][]string // ids on each page, count 1, from start 0
+	total []int      // the total each page reported
+}
+
+func adminCreatesThreeTokens(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.ensureUser(p); err != nil {
+		return err
+	}
+	// Different lifetimes: DataHub sorts its list by expiresAt.
+	w.paged = &pagedTokens{}
+	for _, d := range []string{"ONE_HOUR", "ONE_DAY", "ONE_MONTH"} {
+		a := w.attemptCreateTokenFor(w.admin(), p, d)
+		tok, err := w.tokenFrom(a, w.admin(), p)
+		if err != nil {
+			return err
+		}
+		w.paged.made = append(w.paged.made, tok.meta.ID)
+	}
+	return w.checkpoint()
+}
+
+func adminListsOneAtATime(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	if w.paged == nil {
+		return w.fail("no tokens were made to page through")
+	}
+	p := w.person(name)
+	filter := []tokenFilter{{Field: "actorUrn", Values: []string{p.urn}}}
+	// The list is search-backed on DataHub: wait until it holds all three.
+	if err := w.eventually("the list of "+name+"'s tokens holding all three", func() (bool, error) {
+		a := w.graphql(w.admin(), w.suite.docs.listAccessTokens, map[string]any{"input": map[string]any{"start": 0, "count": 10, "filters": filter}})
+		var l *tokenList
+		if err := a.data("listAccessTokens", &l); err != nil {
+			return false, w.failed(err)
+		}
+		return l != nil && l.Total == len(w.paged.made), nil
+	}); err != nil {
+		return err
+	}
+	for start := 0; start <= len(w.paged.made); start++ {
+		a := w.graphql(w.admin(), w.suite.docs.listAccessTokens, map[string]any{"input": map[string]any{"start": start, "count": 1, "filters": filter}})
+		a.what = fmt.Sprintf("the administrator listing %s's tokens from %d, one at a time", name, start)
+		var l *tokenList
+		if err := a.data("listAccessTokens", &l); err != nil {
+			return w.failed(err)
+		}
+		var ids []string
+		for _, t := range l.Tokens {
+			ids = append(ids, t.ID)
+		}
+		w.paged.pages = append(w.paged.pages, ids)
+		w.paged.total = append(w.paged.total, l.Total)
+	}
+	return w.checkpoint()
+}
+
+func firstPagesHoldEachToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	pg := w.paged
+	if pg == nil || len(pg.pages) != len(pg.made)+1 {
+		return w.fail("the tokens were not paged through")
+	}
+	seen := map[string]bool{}
+	for i := range pg.made {
+		if len(pg.pages[i]) != 1 {
+			return w.fail("page %d (count 1) holds %d tokens, expected 1", i, len(pg.pages[i]))
+		}
+		id := pg.pages[i][0]
+		if seen[id] || !slices.Contains(pg.made, id) {
+			return w.fail("page %d holds %s, which is another page's or not one of the three tokens (%v)", i, id, pg.made)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+func pageAfterIsEmptyButCounts(ctx context.Context) error {
+	w := theWorld(ctx)
+	pg := w.paged
+	n := len(pg.made)
+	if len(pg.pages[n]) != 0 || pg.total[n] != n {
+		return w.fail("the page from %d holds %d tokens and says the total is %d; expected none and a total of %d", n, len(pg.pages[n]), pg.total[n], n)
+	}
+	return nil
+}
+
 // registerTokenRequestSteps registers the steps of token_requests.feature.
 func registerTokenRequestSteps(s stepRegistrar) {
 	s.Step(`^the administrator creates a token for `+who+` with a name of (\d+) characters and a description of (\d+)$`, adminCreatesLongToken)
@@ -346,4 +438,8 @@ func registerTokenRequestSteps(s stepRegistrar) {
 	s.Step(`^the administrator asks for the metadata of the new token$`, adminAsksMetadataOfNewToken)
 	s.Step(`^no metadata is given$`, noMetadataGiven)
 	s.Step(`^the new token names ([a-z-]+) as its issuer$`, newTokenNamesIssuer)
+	s.Step(`^the administrator has created three tokens for `+who+` that last different times$`, adminCreatesThreeTokens)
+	s.Step(`^the administrator lists `+who+`'s tokens one at a time$`, adminListsOneAtATime)
+	s.Step(`^each of the first three pages holds one of the three tokens, a different one each time$`, firstPagesHoldEachToken)
+	s.Step(`^the page after them is empty but counts all three$`, pageAfterIsEmptyButCounts)
 }

@@ -71,12 +71,13 @@ type world struct {
 	last   *answer            // the answer to the last attempt
 
 	// Each capability's own state, kept beside its steps.
-	policyState  // policies.go
-	tagState     // tags.go
-	tokenState   // tokens.go
-	datasetState // ingestion.go
-	entityState  // entities.go
-	graphqlState // graphql_http.go
+	policyState               // policies.go
+	tagState                  // tags.go
+	tokenState                // tokens.go
+	datasetState              // ingestion.go
+	entityState               // entities.go
+	graphqlState              // graphql_http.go
+	paged        *pagedTokens // token_requests.go
 
 	cleanups []cleanup
 }
