@@ -52,3 +52,13 @@ Feature: Authentication disabled
     Given Ann is a user
     When someone naming Ann in X-DataHub-Actor asks who they are through the frontend
     Then the answer does not name Ann as the signed-in user
+
+  @id:noauth-08 @should @core
+  Scenario Outline: X-DataHub-Actor naming <something other than a user> is refused as a bad request
+    When someone names <something other than a user> in X-DataHub-Actor
+    Then the answer has status 400
+
+    Examples:
+      | something other than a user |
+      | a malformed URN             |
+      | a tag's URN                 |

@@ -84,3 +84,36 @@ Feature: How the HTTP tiers answer what they cannot serve
   Scenario: A refusal of a request without credentials does not call them invalid
     When a request without a token reaches the GraphQL endpoint
     Then the challenge does not say the token is invalid
+
+  @id:httpx-10 @should @core @cap:entity-paths
+  Scenario Outline: The entity path refuses <a malformed URN> as a bad request
+    When the administrator reads an entity by <a malformed URN> through the entity path
+    Then the answer has status 400
+    And the answer explains itself in JSON with its status and a message
+
+    Examples:
+      | a malformed URN                      |
+      | a URN without an id                  |
+      | a URN without an entity type         |
+      | a URN whose entity type has a dash   |
+      | a URN with a tab in its id           |
+      | a URN of 1025 characters             |
+
+  @id:httpx-11 @should @core @cap:entity-paths
+  Scenario: An entity of a type the service does not know is not found
+    When the administrator reads an entity of a type the service does not know through the entity path
+    Then the answer has status 404
+    And the answer explains itself in JSON with its status and a message
+
+  @id:httpx-12 @should @core @cap:ingestion
+  Scenario Outline: A proposal <flaw> is refused as a bad request, and nothing is stored
+    When the administrator ingests a proposal <flaw>
+    Then the answer has status 400
+    And the answer explains itself in JSON with its status and a message
+
+    Examples:
+      | flaw                                       |
+      | that writes a policy                       |
+      | that writes an access token                |
+      | whose aspect is not one of the entity's    |
+      | whose aspect value is null                 |

@@ -92,3 +92,16 @@ Feature: Token requests that cannot be carried out
     When the administrator lists Ann's tokens one at a time
     Then each of the first three pages holds one of the three tokens, a different one each time
     And the page after them is empty but counts all three
+
+  @id:tokreq-13 @must @core
+  Scenario: A page past someone's only token is empty but still counts it
+    Given the administrator has created a personal access token for Bob
+    When the administrator lists Bob's tokens from the second on
+    Then the page is empty but counts one token
+
+  @id:tokreq-14 @must @core
+  Scenario: A revoked token is refused with 401
+    Given the administrator has created a personal access token for Ann
+    And the administrator has revoked the new token
+    When someone asks who they are with the revoked token
+    Then the answer has status 401

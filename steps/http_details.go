@@ -189,6 +189,80 @@ func challengeDoesNotSayInvalid(ctx context.Context) error {
 	return nil
 }
 
+func adminReadsEntityByMalformedURN(ctx context.Context, kind string) error {
+	w := theWorld(ctx)
+	mk, ok := malformedURNs[kind]
+	if !ok {
+		return w.fail("unknown malformed URN %q", kind)
+	}
+	a := w.readEntity(w.admin(), tierGMS, mk(), true)
+	a.noEffect = nothingToCheck // a read
+	w.last = a
+	return w.checkpoint()
+}
+
+// An entity type of letters and digits, at the edges of each range, that
+// no service knows.
+func adminReadsEntityOfUnknownType(ctx context.Context) error {
+	w := theWorld(ctx)
+	a := w.readEntity(w.admin(), tierGMS, "urn:li:aAzZ09catalogspec:"+w.unique("thing"), true)
+	a.noEffect = nothingToCheck // a read
+	w.last = a
+	return w.checkpoint()
+}
+
+// adminIngestsFlawedProposal sends a proposal that must be refused: a
+// policy or a token written around their own operations (which check
+// their own privileges), an aspect the entity does not have, or a null
+// value. The read-back: the entity shows no such aspect.
+func adminIngestsFlawedProposal(ctx context.Context, flaw string) error {
+	w := theWorld(ctx)
+	id := w.unique("ingest")
+	p := proposalBody{ChangeType: "UPSERT", Aspect: aspectValue{ContentType: "application/json"}}
+	switch flaw {
+	case "that writes a policy":
+		p.EntityType, p.EntityURN, p.AspectName = "dataHubPolicy", "urn:li:dataHubPolicy:"+id, "dataHubPolicyInfo"
+		p.Aspect.Value = `{"displayName": "` + id + `", "type": "PLATFORM", "state": "ACTIVE", "privileges": ["MANAGE_POLICIES"], "actors": {"allUsers": true}, "editable": true}`
+	case "that writes an access token":
+		p.EntityType, p.EntityURN, p.AspectName = "dataHubAccessToken", "urn:li:dataHubAccessToken:"+id, "dataHubAccessTokenInfo"
+		p.Aspect.Value = `{"name": "` + id + `", "actorUrn": "urn:li:corpuser:datahub", "ownerUrn": "urn:li:corpuser:datahub", "createdAt": 0}`
+	case "whose aspect is not one of the entity's":
+		p.EntityType, p.EntityURN, p.AspectName = "tag", "urn:li:tag:"+id, "schemaMetadata"
+		p.Aspect.Value = `{"schemaName": "` + id + `"}`
+	case "whose aspect value is null":
+		p.EntityType, p.EntityURN, p.AspectName = "tag", "urn:li:tag:"+id, "tagProperties"
+		p.Aspect.Value = `null`
+	default:
+		return w.fail("unknown flaw %q", flaw)
+	}
+	c := w.admin()
+	a := w.sendJSON(c, c.gms+"/aspects?action=ingestProposal", map[string]any{"proposal": p}, restliHeaders)
+	a.what = "the administrator ingesting a proposal " + flaw
+	a.noEffect = func() error {
+		r := w.readEntity(c, tierGMS, p.EntityURN, true)
+		w.takeFailures()
+		if r.status == http.StatusOK && (strings.Contains(string(r.body), id) || strings.Contains(strings.ToLower(string(r.body)), strings.ToLower(p.AspectName))) {
+			return w.fail("%s was refused, but %s now shows the aspect %s", a.what, p.EntityURN, p.AspectName)
+		}
+		return nil
+	}
+	w.last = a
+	return w.checkpoint()
+}
+
+func namesInActorHeader(ctx context.Context, what string) error {
+	w := theWorld(ctx)
+	t := w.suite.target
+	value := "not-a-urn-" + w.id
+	if what == "a tag's URN" {
+		value = "urn:li:tag:" + w.unique("tag")
+	}
+	c := caller{name: "someone naming " + what + " in X-DataHub-Actor", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend,
+		headers: map[string]string{"X-DataHub-Actor": value}}
+	w.last = w.askWhoAmI(c, "")
+	return w.checkpoint()
+}
+
 // registerHTTPDetailSteps registers the steps of http_details.feature.
 func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the configuration says the server is capable of stateful ingestion$`, configSaysStatefulIngestion)
@@ -202,4 +276,8 @@ func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the answer is application/json$`, answerIsApplicationJSON)
 	s.Step(`^the answer is marked nosniff$`, answerIsNosniff)
 	s.Step(`^the challenge does not say the token is invalid$`, challengeDoesNotSayInvalid)
+	s.Step(`^the administrator reads an entity by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters) through the entity path$`, adminReadsEntityByMalformedURN)
+	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null)$`, adminIngestsFlawedProposal)
+	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
+	s.Step(`^the administrator reads an entity of a type the service does not know through the entity path$`, adminReadsEntityOfUnknownType)
 }

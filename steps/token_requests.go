@@ -418,6 +418,53 @@ func pageAfterIsEmptyButCounts(ctx context.Context) error {
 	return nil
 }
 
+func adminListsFromSecond(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	filter := []tokenFilter{{Field: "actorUrn", Values: []string{p.urn}}}
+	if err := w.eventually("the list of "+name+"'s tokens holding the token", func() (bool, error) {
+		a := w.graphql(w.admin(), w.suite.docs.listAccessTokens, map[string]any{"input": map[string]any{"start": 0, "count": 10, "filters": filter}})
+		var l *tokenList
+		if err := a.data("listAccessTokens", &l); err != nil {
+			return false, w.failed(err)
+		}
+		return l != nil && l.Total == 1, nil
+	}); err != nil {
+		return err
+	}
+	a := w.graphql(w.admin(), w.suite.docs.listAccessTokens, map[string]any{"input": map[string]any{"start": 1, "count": 10, "filters": filter}})
+	a.what = "the administrator listing " + name + "'s tokens from the second on"
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+func pageEmptyCountsOne(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	var l *tokenList
+	if err := a.data("listAccessTokens", &l); err != nil {
+		return w.failed(err)
+	}
+	if l == nil || len(l.Tokens) != 0 || l.Total != 1 {
+		return w.fail("%s: %v; expected no token and a total of 1", a.what, l)
+	}
+	return nil
+}
+
+func asksWithRevokedToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	tok, err := w.theNewToken()
+	if err != nil {
+		return err
+	}
+	w.last = w.askWhoAmI(w.withToken("someone with the revoked token", tok.raw), "")
+	return w.checkpoint()
+}
+
 // registerTokenRequestSteps registers the steps of token_requests.feature.
 func registerTokenRequestSteps(s stepRegistrar) {
 	s.Step(`^the administrator creates a token for `+who+` with a name of (\d+) characters and a description of (\d+)$`, adminCreatesLongToken)
@@ -438,6 +485,9 @@ func registerTokenRequestSteps(s stepRegistrar) {
 	s.Step(`^the administrator asks for the metadata of the new token$`, adminAsksMetadataOfNewToken)
 	s.Step(`^no metadata is given$`, noMetadataGiven)
 	s.Step(`^the new token names ([a-z-]+) as its issuer$`, newTokenNamesIssuer)
+	s.Step(`^the administrator lists `+who+`'s tokens from the second on$`, adminListsFromSecond)
+	s.Step(`^the page is empty but counts one token$`, pageEmptyCountsOne)
+	s.Step(`^someone asks who they are with the revoked token$`, asksWithRevokedToken)
 	s.Step(`^the administrator has created three tokens for `+who+` that last different times$`, adminCreatesThreeTokens)
 	s.Step(`^the administrator lists `+who+`'s tokens one at a time$`, adminListsOneAtATime)
 	s.Step(`^each of the first three pages holds one of the three tokens, a different one each time$`, firstPagesHoldEachToken)
