@@ -150,7 +150,7 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 	if !known || !spec.ingestible {
 		return URN{}, Errorf(EBADREQUEST, "entity type %q cannot be ingested", urn.EntityType)
 	}
-	if p.AspectName == "" || spec.className(p.AspectName) == "" {
+	if !aspectNameShape(p.AspectName) || spec.className(p.AspectName) == "" {
 		return URN{}, Errorf(EBADREQUEST, "aspect %q is not an aspect of %s", truncate(p.AspectName, 100), urn.EntityType)
 	}
 	if p.Aspect == nil {
@@ -163,6 +163,9 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 	if err := json.Unmarshal([]byte(p.Aspect.Value), &value); err != nil || value == nil {
 		return URN{}, Errorf(EBADREQUEST, "aspect value must be a JSON object in a string")
 	}
+	if holdsNUL(value) {
+		return URN{}, Errorf(EBADREQUEST, "aspect value may not contain U+0000 (NUL) in any string or key")
+	}
 	caller, err := s.require(ctx, urn, PrivEditEntity)
 	if err != nil {
 		return URN{}, err
@@ -172,4 +175,41 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 		return URN{}, err
 	}
 	return urn, nil
+}
+
+// holdsNUL says whether a decoded JSON value has U+0000 in a string or a
+// key: JSON allows it, the store (and DataHub's) cannot keep it.
+func holdsNUL(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.ContainsRune(t, 0)
+	case map[string]any:
+		for k, e := range t {
+			if strings.ContainsRune(k, 0) || holdsNUL(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if holdsNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// aspectNameShape says whether name looks like a PDL aspect name: a letter,
+// then letters and digits, at most 100 in all.
+func aspectNameShape(name string) bool {
+	if name == "" || len(name) > 100 {
+		return false
+	}
+	for i, r := range name {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || r < '0' || r > '9') {
+			return false
+		}
+	}
+	return true
 }

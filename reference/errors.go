@@ -8,6 +8,8 @@ package reference
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"unicode/utf8"
 )
 
 // ErrorCode is one of a closed set of codes. Each transport maps them once:
@@ -22,12 +24,17 @@ const (
 	ENOTFOUND        ErrorCode = "NOT_FOUND"
 	ECONFLICT        ErrorCode = "CONFLICT"
 	EINTERNAL        ErrorCode = "SERVER_ERROR"
+	// EUNAVAILABLE is not one of DataHub's types (DataHub answers a store
+	// outage with SERVER_ERROR): the reference says "try again" instead, as
+	// HTTP's 503 and Retry-After do.
+	EUNAVAILABLE ErrorCode = "SERVICE_UNAVAILABLE"
 )
 
 // Messages a client sees for codes whose wording DataHub fixes.
 const (
 	UnauthorizedMessage = "Unauthorized to perform this action. Please contact your DataHub administrator."
 	InternalMessage     = "An unknown error occurred."
+	UnavailableMessage  = "The service is temporarily unavailable: its database does not answer. Try again shortly."
 )
 
 // Error is an error meant for the client: its message is safe to show.
@@ -42,6 +49,9 @@ func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message)
 func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
+
+// ErrUnavailable is the answer while the store does not answer.
+var ErrUnavailable = &Error{Code: EUNAVAILABLE, Message: UnavailableMessage}
 
 // ErrUnauthorized is the answer to a caller who lacks a privilege.
 var ErrUnauthorized = &Error{Code: EUNAUTHORIZED, Message: UnauthorizedMessage}
@@ -82,7 +92,20 @@ func HTTPStatus(code ErrorCode) int {
 		return 404
 	case ECONFLICT:
 		return 409
+	case EUNAVAILABLE:
+		return 503
 	default:
 		return 500
 	}
+}
+
+// Excerpt quotes at most the first 40 characters of client input, escaped,
+// for an error message: never the input whole.
+func Excerpt(s string) string {
+	const max = 40
+	if utf8.RuneCountInString(s) <= max {
+		return strconv.Quote(s)
+	}
+	r := []rune(s)
+	return strconv.Quote(string(r[:max])) + fmt.Sprintf("… (%d bytes)", len(s))
 }

@@ -2,6 +2,7 @@ package reference
 
 import (
 	"strings"
+	"unicode/utf8"
 )
 
 // Entity types the reference knows by name.
@@ -21,21 +22,24 @@ type URN struct {
 
 // ParseURN parses s, rejecting anything not of the form urn:li:<type>:<id>.
 func ParseURN(s string) (URN, error) {
+	if !utf8.ValidString(s) {
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it is not valid UTF-8", truncate(s, 64))
+	}
 	rest, ok := strings.CutPrefix(s, "urn:li:")
 	if !ok {
-		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must start with urn:li:", truncate(s, 200))
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must start with urn:li:", truncate(s, 64))
 	}
 	typ, id, ok := strings.Cut(rest, ":")
 	if !ok || typ == "" || id == "" {
-		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must have the form urn:li:<entityType>:<id>", truncate(s, 200))
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must have the form urn:li:<entityType>:<id>", truncate(s, 64))
 	}
 	for _, r := range typ {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return URN{}, Errorf(EBADREQUEST, "invalid urn %q: bad entity type", truncate(s, 200))
+			return URN{}, Errorf(EBADREQUEST, "invalid urn %q: bad entity type", truncate(s, 64))
 		}
 	}
 	if strings.ContainsAny(id, "\x00\n\r\t") || len(s) > 1024 {
-		return URN{}, Errorf(EBADREQUEST, "invalid urn %q", truncate(s, 200))
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %q", truncate(s, 64))
 	}
 	return URN{EntityType: typ, ID: id}, nil
 }
@@ -54,9 +58,16 @@ var (
 	SystemUser = UserURN("__datahub_system")
 )
 
+// truncate shortens client input for an error message to at most n bytes,
+// cut at a character boundary: a message quotes a short prefix, never the
+// input whole.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
+	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -18,18 +20,61 @@ import (
 
 // NewHandler returns the GraphQL handler: POST only, with the contract's
 // error shape. The caller puts the actor in the request context first.
-func NewHandler(svc *reference.Service, version string, logger *slog.Logger) http.Handler {
+func NewHandler(svc *reference.Service, version string, logger *slog.Logger, limits Limits) http.Handler {
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{Service: svc, Version: version}}))
 	srv.AddTransport(transport.POST{})
+	srv.Use(limitsExtension{limits: limits.withDefaults()})
 	srv.Use(extension.FixedComplexityLimit(500))
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		return presentError(ctx, err, logger)
 	})
 	srv.SetRecoverFunc(func(ctx context.Context, v any) error {
-		logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v))
+		logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		return errors.New("panic in resolver")
 	})
-	return srv
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		flag := new(atomic.Bool)
+		srv.ServeHTTP(&unavailableWriter{ResponseWriter: w, flag: flag}, r.WithContext(context.WithValue(r.Context(), unavailableKey{}, flag)))
+	})
+}
+
+// RetryAfter is the Retry-After, in seconds, of a 503.
+const RetryAfter = "2"
+
+// unavailableKey marks, in a request's context, that a resolver found the
+// store unavailable: the response is then a 503 with Retry-After, as the
+// other API paths answer, rather than a 200 carrying a SERVER_ERROR.
+type unavailableKey struct{}
+
+func markUnavailable(ctx context.Context) {
+	if flag, ok := ctx.Value(unavailableKey{}).(*atomic.Bool); ok {
+		flag.Store(true)
+	}
+}
+
+type unavailableWriter struct {
+	http.ResponseWriter
+	flag  *atomic.Bool
+	wrote bool
+}
+
+func (w *unavailableWriter) WriteHeader(code int) {
+	if w.wrote {
+		return
+	}
+	w.wrote = true
+	if w.flag.Load() {
+		w.Header().Set("Retry-After", RetryAfter)
+		code = http.StatusServiceUnavailable
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *unavailableWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 // presentError maps domain errors to GraphQL errors once: the message the
@@ -47,6 +92,10 @@ func presentError(ctx context.Context, err error, logger *slog.Logger) *gqlerror
 	default:
 		logger.ErrorContext(ctx, "graphql resolver failed", "path", gqlErr.Path.String(), "error", err)
 		domain = &reference.Error{Code: reference.EINTERNAL}
+	}
+	if domain.Code == reference.EUNAVAILABLE {
+		logger.WarnContext(ctx, "graphql resolver: database unavailable", "path", gqlErr.Path.String(), "error", err)
+		markUnavailable(ctx)
 	}
 	if domain.Code == reference.EINTERNAL {
 		domain = &reference.Error{Code: reference.EINTERNAL, Message: reference.InternalMessage}

@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -64,10 +66,16 @@ func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// healthTimeout bounds /health's look at the database.
+const healthTimeout = time.Second
+
 // handleHealth serves GET /health: 200 when the database answers.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if err := s.ping(r.Context()); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), healthTimeout)
+	defer cancel()
+	if err := s.ping(ctx); err != nil {
 		s.logger.WarnContext(r.Context(), "health check failed", "error", err)
+		w.Header().Set("Retry-After", RetryAfter)
 		writeProblem(w, r, http.StatusServiceUnavailable, "database unavailable")
 		return
 	}

@@ -46,7 +46,7 @@ func start(t testing.TB, authEnabled bool) *tiers {
 	if _, err := svc.Bootstrap(context.Background(), "pw"); err != nil {
 		t.Fatal(err)
 	}
-	api := httpapi.NewServer(svc, graph.NewHandler(svc, "test", logger), testDB.Ping, "test", logger)
+	api := httpapi.NewServer(svc, graph.NewHandler(svc, "test", logger, graph.Limits{}), testDB.Ping, "test", logger)
 	tr := &tiers{svc: svc, logs: logs}
 	tr.gms = httptest.NewServer(api.GMS())
 	t.Cleanup(tr.gms.Close)

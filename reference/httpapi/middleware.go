@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,7 +38,9 @@ func (s *Server) common(next http.Handler) http.Handler {
 			s.logger.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
 		}()
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
-		next.ServeHTTP(rec, r)
+		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		defer cancel()
+		next.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }
 
@@ -70,6 +73,11 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			actor reference.Actor
 			err   error
 		)
+		if ambiguousCredentials(r) {
+			refuseBody(w, r)
+			writeProblem(w, r, http.StatusBadRequest, errAmbiguousCredentials)
+			return
+		}
 		if s.svc.AuthEnabled() {
 			token, sent := bearer(r)
 			if token == "" {
@@ -166,6 +174,9 @@ func checkGraphQLRequest(body []byte) error {
 	if err := json.Unmarshal(body, &params); err != nil {
 		return errors.New("request body is not a valid JSON object")
 	}
+	if key, dup := duplicateKey(body); dup {
+		return fmt.Errorf("request body has the key %s more than once; which one counts is ambiguous", reference.Excerpt(key))
+	}
 	var query string
 	if err := json.Unmarshal(params["query"], &query); err != nil || strings.TrimSpace(query) == "" {
 		return errors.New(`request body has no "query" string`)
@@ -219,4 +230,31 @@ func (w *graphqlStatusWriter) Write(b []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// duplicateKey returns a key that occurs twice at the top level of a JSON
+// object. encoding/json keeps the last, so a second "query" could hide a
+// mutation behind the query a proxy or log saw first.
+func duplicateKey(body []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return key, true
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }

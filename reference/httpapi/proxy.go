@@ -1,6 +1,9 @@
 package httpapi
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -18,6 +21,16 @@ func (s *Server) proxy(target *url.URL) http.Handler {
 			pr.Out.Header.Del("X-DataHub-Actor")
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeProblem(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBody))
+				return
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				w.Header().Set("Retry-After", RetryAfter)
+				writeProblem(w, r, http.StatusServiceUnavailable, "the metadata service did not answer in time")
+				return
+			}
 			s.logger.WarnContext(r.Context(), "upstream metadata service unreachable", "path", r.URL.Path, "error", err)
 			writeProblem(w, r, http.StatusBadGateway, "the metadata service is unreachable")
 		},
@@ -49,6 +62,11 @@ func rewritePath(path string, next http.Handler) http.Handler {
 // the request carries no credentials; the GMS judges those it does carry.
 func (s *Server) requireCredentials(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ambiguousCredentials(r) {
+			refuseBody(w, r)
+			writeProblem(w, r, http.StatusBadRequest, errAmbiguousCredentials)
+			return
+		}
 		if s.svc.AuthEnabled() {
 			if token, sent := bearer(r); token == "" {
 				s.unauthenticated(w, r, sent)

@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -17,13 +19,33 @@ type Server struct {
 	ping    func(context.Context) error
 	logger  *slog.Logger
 	version string
+	// requestTimeout bounds each request end to end (DefaultRequestTimeout
+	// unless set): work stops at the deadline, or when the client goes.
+	requestTimeout time.Duration
+}
+
+// DefaultRequestTimeout bounds a request unless SetRequestTimeout says
+// otherwise.
+const DefaultRequestTimeout = 30 * time.Second
+
+// SetRequestTimeout sets the deadline of every request (d > 0).
+func (s *Server) SetRequestTimeout(d time.Duration) {
+	if d > 0 {
+		s.requestTimeout = d
+	}
 }
 
 // NewServer returns a Server. graphql is the GraphQL handler (reference/graph),
 // ping checks the database for /health.
 func NewServer(svc *reference.Service, graphql http.Handler, ping func(context.Context) error, version string, logger *slog.Logger) *Server {
-	return &Server{svc: svc, graphql: graphql, ping: ping, logger: logger, version: version}
+	return &Server{svc: svc, graphql: graphql, ping: ping, logger: logger, version: version, requestTimeout: DefaultRequestTimeout}
 }
+
+// RetryAfter is the Retry-After of every 503, in seconds.
+const RetryAfter = "2"
+
+// maxPathShown bounds the request path an error body repeats.
+const maxPathShown = 200
 
 // errorBody is the JSON shape of every non-GraphQL error.
 type errorBody struct {
@@ -41,15 +63,28 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, message string) {
-	writeJSON(w, status, errorBody{Status: status, Error: http.StatusText(status), Message: message, Path: r.URL.Path})
+	path := r.URL.Path
+	if len(path) > maxPathShown {
+		// The path is the client's input: show a prefix, cut at a character.
+		cut := maxPathShown
+		for cut > 0 && !utf8.RuneStart(path[cut]) {
+			cut--
+		}
+		path = path[:cut] + "…"
+	}
+	writeJSON(w, status, errorBody{Status: status, Error: http.StatusText(status), Message: message, Path: path})
 }
 
 // writeError answers with the status of a domain error. Unknown errors are
 // logged in full and shown as "An unknown error occurred.".
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	code := reference.ErrorCodeOf(err)
-	if code == reference.EINTERNAL {
+	switch code {
+	case reference.EINTERNAL:
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	case reference.EUNAVAILABLE:
+		s.logger.WarnContext(r.Context(), "request refused: database unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
+		w.Header().Set("Retry-After", RetryAfter)
 	}
 	if code == reference.EUNAUTHENTICATED {
 		s.unauthenticated(w, r, true)
@@ -67,7 +102,29 @@ func (s *Server) unauthenticated(w http.ResponseWriter, r *http.Request, tokenSe
 		message = "Unauthorized: the bearer token is invalid, expired or revoked"
 	}
 	w.Header().Set("WWW-Authenticate", challenge)
+	refuseBody(w, r)
 	writeProblem(w, r, http.StatusUnauthorized, message)
+}
+
+// refuseBody closes the connection after a refusal that did not read the
+// request's body: the server would otherwise read what is left of it, as
+// slowly as the client cares to send it, for someone it has not let in.
+func refuseBody(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+		// net/http would still read up to 256 KB of the body before
+		// closing; a read deadline in the past makes it give up at once.
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	}
+}
+
+// errAmbiguousCredentials is the answer to more than one Authorization
+// header: which of them counts is not for the server to guess.
+const errAmbiguousCredentials = "more than one Authorization header was sent; send exactly one"
+
+// ambiguousCredentials says whether r carries several Authorization headers.
+func ambiguousCredentials(r *http.Request) bool {
+	return len(r.Header.Values("Authorization")) > 1
 }
 
 // bearer returns the token of an Authorization header, and whether any

@@ -3,8 +3,11 @@
 package jwt
 
 import (
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
@@ -81,6 +84,9 @@ func (k *Codec) Verify(raw string) (reference.TokenClaims, error) {
 	if err != nil {
 		return reference.TokenClaims{}, fmt.Errorf("jwt: %w", err)
 	}
+	if err := checkShape(raw); err != nil {
+		return reference.TokenClaims{}, err
+	}
 	if cl.ActorType != "USER" || cl.Type != reference.TokenTypePersonal || cl.ActorID == "" || cl.Subject != cl.ActorID {
 		return reference.TokenClaims{}, errors.New("jwt: not a personal access token")
 	}
@@ -92,4 +98,50 @@ func (k *Codec) Verify(raw string) (reference.TokenClaims, error) {
 		out.ExpiresAt = cl.ExpiresAt.Time
 	}
 	return out, nil
+}
+
+// checkShape refuses what the JWT library lets through: a header with
+// "crit" (RFC 7515 4.1.11: extensions this codec does not understand must
+// not be ignored) and date claims that are not JSON numbers (a string
+// "exp" is not a NumericDate, RFC 7519 2).
+func checkShape(raw string) error {
+	parts := strings.Split(raw, ".")
+	if len(parts) != 3 {
+		return errors.New("jwt: not a compact JWS")
+	}
+	var header map[string]json.RawMessage
+	if err := decodeSegment(parts[0], &header); err != nil {
+		return fmt.Errorf("jwt: header: %w", err)
+	}
+	if _, ok := header["crit"]; ok {
+		return errors.New("jwt: the header names critical extensions (crit), which are not supported")
+	}
+	var payload map[string]json.RawMessage
+	if err := decodeSegment(parts[1], &payload); err != nil {
+		return fmt.Errorf("jwt: claims: %w", err)
+	}
+	for _, name := range []string{"exp", "iat", "nbf"} {
+		v, ok := payload[name]
+		if !ok {
+			continue
+		}
+		var n json.Number
+		if len(v) == 0 || v[0] == '"' || json.Unmarshal(v, &n) != nil {
+			return fmt.Errorf("jwt: claim %s is not a number", name)
+		}
+	}
+	for _, name := range []string{"actorType", "actorId", "type", "version", "jti", "sub", "iss"} {
+		if v, ok := payload[name]; ok && (len(v) == 0 || v[0] != '"') {
+			return fmt.Errorf("jwt: claim %s is not a string", name)
+		}
+	}
+	return nil
+}
+
+func decodeSegment(seg string, v any) error {
+	b, err := base64.RawURLEncoding.DecodeString(seg)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }

@@ -34,6 +34,8 @@ func scanAspect(row pgx.Row, extra ...any) (reference.Aspect, error) {
 
 // Aspects returns every aspect of urn.
 func (db *DB) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspect, error) {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	rows, err := db.pool.Query(ctx, `SELECT `+aspectColumns+` FROM aspects WHERE urn = $1 ORDER BY created_at, aspect`, urn.String())
 	if err != nil {
 		return nil, translate(err)
@@ -44,6 +46,8 @@ func (db *DB) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspec
 
 // Aspect returns one aspect, ENOTFOUND when absent.
 func (db *DB) Aspect(ctx context.Context, urn reference.URN, name string) (reference.Aspect, error) {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	row := db.pool.QueryRow(ctx, `SELECT `+aspectColumns+` FROM aspects WHERE urn = $1 AND aspect = $2`, urn.String(), name)
 	a, err := scanAspect(row)
 	return a, translate(err)
@@ -58,6 +62,8 @@ func aspectArgs(a reference.Aspect) []any {
 // CreateEntity writes a new entity's aspects in one transaction: ECONFLICT,
 // and nothing written, when any exists.
 func (db *DB) CreateEntity(ctx context.Context, aspects []reference.Aspect) error {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		for _, a := range aspects {
 			if _, err := tx.Exec(ctx, insertAspect, aspectArgs(a)...); err != nil {
@@ -71,6 +77,8 @@ func (db *DB) CreateEntity(ctx context.Context, aspects []reference.Aspect) erro
 
 // UpsertAspect writes an aspect, replacing one of the same name.
 func (db *DB) UpsertAspect(ctx context.Context, a reference.Aspect) error {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	_, err := db.pool.Exec(ctx, insertAspect+`
 		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by`,
 		aspectArgs(a)...)
@@ -79,6 +87,8 @@ func (db *DB) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 
 // ReplaceAspect replaces an existing aspect, ENOTFOUND when absent.
 func (db *DB) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	tag, err := db.pool.Exec(ctx, `UPDATE aspects SET value = $3, created_at = $4, created_by = $5 WHERE urn = $1 AND aspect = $2`,
 		a.URN.String(), a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy)
 	if err != nil {
@@ -92,6 +102,8 @@ func (db *DB) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
 
 // DeleteEntity removes every aspect of urn.
 func (db *DB) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error) {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	tag, err := db.pool.Exec(ctx, `DELETE FROM aspects WHERE urn = $1`, urn.String())
 	if err != nil {
 		return false, translate(err)
@@ -102,6 +114,8 @@ func (db *DB) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error)
 // ListAspects returns the aspects matching f, newest first, and the total.
 // Field names are bound as parameters, never spliced into the SQL.
 func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.Aspect, int, error) {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	where := ` FROM aspects WHERE entity_type = $1 AND aspect = $2`
 	args := []any{f.EntityType, f.Aspect}
 	fields := make([]string, 0, len(f.Where))
@@ -155,6 +169,8 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 // Secret returns the named secret, generating it on first use. Replicas
 // racing on first use all end up with the value that was stored first.
 func (db *DB) Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error) {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
 	var v []byte
 	err := db.pool.QueryRow(ctx, `SELECT value FROM secrets WHERE name = $1`, name).Scan(&v)
 	if err == nil {

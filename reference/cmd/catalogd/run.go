@@ -105,7 +105,11 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 	if err != nil {
 		return nil, nil, err
 	}
-	if b.db, err = postgres.Open(ctx, b.provided.URL); err != nil {
+	lim, err := limitsFrom(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.db, err = postgres.Open(ctx, b.provided.URL, postgres.WithQueryTimeout(lim.dbTimeout)); err != nil {
 		return nil, nil, err
 	}
 	if err := b.db.Migrate(ctx); err != nil {

@@ -30,6 +30,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	lim, err := limitsFrom(getenv)
+	if err != nil {
+		return err
+	}
 	b, logger, err := open(ctx, c, getenv, stdout, stderr)
 	if err != nil {
 		return err
@@ -46,11 +50,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("frontend: %w", err)
 	}
 	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
-	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger), b.db.Ping, version, logger)
-	servers := []*http.Server{
-		{Handler: api.GMS(), ReadHeaderTimeout: 10 * time.Second, ErrorLog: nil},
-		{Handler: api.Frontend(gmsURL), ReadHeaderTimeout: 10 * time.Second},
-	}
+	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger, lim.graphql), b.db.Ping, version, logger)
+	api.SetRequestTimeout(lim.requestTimeout)
+	servers := []*http.Server{lim.server(api.GMS()), lim.server(api.Frontend(gmsURL))}
 	listeners := []net.Listener{gmsLn, frontLn}
 	errc := make(chan error, len(servers))
 	for i, srv := range servers {

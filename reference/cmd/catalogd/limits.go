@@ -1,0 +1,96 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference/graph"
+	"github.com/catalogspec/catalogspec/reference/postgres"
+)
+
+// limits are the bounds that keep one client from holding the service:
+// each from an environment variable, with a default no real client
+// reaches. README lists them.
+type limits struct {
+	dbTimeout      time.Duration // CATALOGD_DB_TIMEOUT: one call to the database
+	requestTimeout time.Duration // CATALOGD_REQUEST_TIMEOUT: one request, end to end
+	readTimeout    time.Duration // CATALOGD_READ_TIMEOUT: reading one request, body included
+	idleTimeout    time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
+	maxHeaderBytes int           // CATALOGD_MAX_HEADER_BYTES
+	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,ERRORS}
+}
+
+// readHeaderTimeout bounds the request line and headers: no client needs
+// more, and a slow one holds a connection without saying who it is.
+const readHeaderTimeout = 10 * time.Second
+
+func limitsFrom(getenv func(string) string) (limits, error) {
+	l := limits{
+		dbTimeout:      postgres.DefaultQueryTimeout,
+		requestTimeout: 30 * time.Second,
+		readTimeout:    30 * time.Second,
+		idleTimeout:    120 * time.Second,
+		maxHeaderBytes: 64 << 10,
+		graphql:        graph.DefaultLimits,
+	}
+	durations := []struct {
+		name string
+		to   *time.Duration
+	}{
+		{"CATALOGD_DB_TIMEOUT", &l.dbTimeout},
+		{"CATALOGD_REQUEST_TIMEOUT", &l.requestTimeout},
+		{"CATALOGD_READ_TIMEOUT", &l.readTimeout},
+		{"CATALOGD_IDLE_TIMEOUT", &l.idleTimeout},
+	}
+	for _, d := range durations {
+		v := strings.TrimSpace(getenv(d.name))
+		if v == "" {
+			continue
+		}
+		parsed, err := time.ParseDuration(v)
+		if err != nil || parsed <= 0 {
+			return limits{}, fmt.Errorf("%s must be a positive duration such as 5s or 500ms, not %q", d.name, v)
+		}
+		*d.to = parsed
+	}
+	counts := []struct {
+		name string
+		to   *int
+	}{
+		{"CATALOGD_MAX_HEADER_BYTES", &l.maxHeaderBytes},
+		{"CATALOGD_GRAPHQL_MAX_TOKENS", &l.graphql.Tokens},
+		{"CATALOGD_GRAPHQL_MAX_FIELDS", &l.graphql.Fields},
+		{"CATALOGD_GRAPHQL_MAX_DEPTH", &l.graphql.Depth},
+		{"CATALOGD_GRAPHQL_MAX_SAME_NAME", &l.graphql.SameName},
+		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
+	}
+	for _, c := range counts {
+		v := strings.TrimSpace(getenv(c.name))
+		if v == "" {
+			continue
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return limits{}, fmt.Errorf("%s must be a positive whole number, not %q", c.name, v)
+		}
+		*c.to = n
+	}
+	return l, nil
+}
+
+// server returns an http.Server for h with every timeout set: a client that
+// sends slowly, or not at all, loses its connection. Writing may take the
+// request's own deadline and a little more.
+func (l limits) server(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: min(readHeaderTimeout, l.readTimeout),
+		ReadTimeout:       l.readTimeout,
+		WriteTimeout:      l.requestTimeout + 5*time.Second,
+		IdleTimeout:       l.idleTimeout,
+		MaxHeaderBytes:    l.maxHeaderBytes,
+	}
+}

@@ -1,0 +1,329 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// Limits bound the size of a GraphQL document before the expensive passes
+// (validation, complexity, execution) see it. Every count is taken after
+// fragment expansion, with each fragment's count computed once, so a
+// document of a few hundred bytes whose fragments spread each other cannot
+// stand for billions of fields. Zero fields take the defaults.
+type Limits struct {
+	// Tokens bounds the lexical tokens of the document.
+	Tokens int
+	// Fields bounds the fields the document selects once fragments are
+	// expanded.
+	Fields int
+	// Depth bounds how deeply selections nest.
+	Depth int
+	// SameName bounds how often one response name occurs in one selection
+	// set (validation compares those pairwise).
+	SameName int
+	// Errors bounds how many errors one response reports.
+	Errors int
+}
+
+// DefaultLimits are far above any operation of the contract and of
+// DataHub's own clients (the introspection query, the deepest of them, nests
+// 13 levels and selects under 200 fields) and far below what costs a
+// noticeable amount of time or memory to refuse.
+var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 25, SameName: 100, Errors: 50}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.Tokens > 0 {
+		d.Tokens = l.Tokens
+	}
+	if l.Fields > 0 {
+		d.Fields = l.Fields
+	}
+	if l.Depth > 0 {
+		d.Depth = l.Depth
+	}
+	if l.SameName > 0 {
+		d.SameName = l.SameName
+	}
+	if l.Errors > 0 {
+		d.Errors = l.Errors
+	}
+	return d
+}
+
+// limitsExtension applies Limits in gqlgen: the document is checked before
+// gqlgen parses and validates it, and a response's errors are capped.
+type limitsExtension struct{ limits Limits }
+
+var (
+	_ graphql.HandlerExtension          = limitsExtension{}
+	_ graphql.OperationParameterMutator = limitsExtension{}
+	_ graphql.ResponseInterceptor       = limitsExtension{}
+)
+
+func (limitsExtension) ExtensionName() string                   { return "DocumentLimits" }
+func (limitsExtension) Validate(graphql.ExecutableSchema) error { return nil }
+func (e limitsExtension) MutateOperationParameters(_ context.Context, p *graphql.RawParams) *gqlerror.Error {
+	return CheckDocument(p.Query, p.OperationName, p.Variables, e.limits)
+}
+
+func (e limitsExtension) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if resp != nil && len(resp.Errors) > e.limits.Errors {
+		more := len(resp.Errors) - e.limits.Errors
+		resp.Errors = append(resp.Errors[:e.limits.Errors:e.limits.Errors], refusal(fmt.Sprintf("%d more errors are not shown (at most %d are reported)", more, e.limits.Errors)))
+	}
+	return resp
+}
+
+func refusal(msg string) *gqlerror.Error {
+	return &gqlerror.Error{Message: msg, Extensions: map[string]any{"code": 400, "type": "BAD_REQUEST"}}
+}
+
+// CheckDocument refuses a document that exceeds l, names an operation it
+// does not hold, or carries U+0000 in a string (in the document or in its
+// variables). Its messages name the limit and quote at most a short prefix
+// of the client's input.
+func CheckDocument(query, operationName string, variables map[string]any, l Limits) *gqlerror.Error {
+	l = l.withDefaults()
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, l.Tokens)
+	if err != nil {
+		if ge, ok := err.(*gqlerror.Error); ok {
+			if strings.HasPrefix(ge.Message, "exceeded token limit") {
+				ge.Message = fmt.Sprintf("the document has more than %d tokens (limit: tokens)", l.Tokens)
+			}
+			ge.Extensions = map[string]any{"code": 400, "type": "BAD_REQUEST"}
+			return ge
+		}
+		return refusal("the document could not be parsed")
+	}
+	if operationName != "" && doc.Operations.ForName(operationName) == nil {
+		return refusal("the document has no operation named " + reference.Excerpt(operationName))
+	}
+	c := counter{doc: doc, limits: l, fragments: map[string]*fragmentCost{}, names: map[string][]string{}}
+	for _, op := range doc.Operations {
+		cost, err := c.selectionSet(op.SelectionSet)
+		if err != nil {
+			return err
+		}
+		if cost.fields > l.Fields {
+			return refusal(fmt.Sprintf("the document selects more than %d fields once its fragments are expanded (limit: fields)", l.Fields))
+		}
+		if cost.depth > l.Depth {
+			return refusal(fmt.Sprintf("the document nests selections deeper than %d levels (limit: depth)", l.Depth))
+		}
+		for _, v := range op.VariableDefinitions {
+			if hasNUL(v.DefaultValue) {
+				return nulRefusal()
+			}
+		}
+	}
+	for _, f := range doc.Fragments {
+		if _, err := c.fragment(f.Name); err != nil {
+			return err
+		}
+	}
+	if c.nul || anyHasNUL(variables) {
+		return nulRefusal()
+	}
+	return nil
+}
+
+func nulRefusal() *gqlerror.Error {
+	return refusal("string values may not contain U+0000 (NUL)")
+}
+
+// cost is what a selection set stands for once expanded.
+type cost struct{ fields, depth int }
+
+type fragmentCost struct {
+	cost
+	done bool
+}
+
+type counter struct {
+	doc       *ast.QueryDocument
+	limits    Limits
+	fragments map[string]*fragmentCost
+	names     map[string][]string
+	nul       bool
+}
+
+// topNamesOf is topNames of a fragment, computed once.
+func (c *counter) topNamesOf(f *ast.FragmentDefinition) []string {
+	if n, ok := c.names[f.Name]; ok {
+		return n
+	}
+	n := topNames(f.SelectionSet, c.doc, map[string]bool{f.Name: true})
+	c.names[f.Name] = n
+	return n
+}
+
+// cap keeps counts from overflowing: past the limit the exact figure does
+// not matter.
+func (c *counter) cap(n int) int { return min(n, c.limits.Fields+1) }
+
+func (c *counter) selectionSet(set ast.SelectionSet) (cost, *gqlerror.Error) {
+	var total cost
+	names := map[string]int{}
+	if err := c.collect(set, names, &total); err != nil {
+		return cost{}, err
+	}
+	return total, nil
+}
+
+// collect adds set's fields to total and counts its response names,
+// descending into fragments (whose fields merge into this selection set)
+// but not into sub-selections (which are sets of their own).
+func (c *counter) collect(set ast.SelectionSet, names map[string]int, total *cost) *gqlerror.Error {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			name := s.Alias
+			if name == "" {
+				name = s.Name
+			}
+			names[name]++
+			if names[name] > c.limits.SameName {
+				return refusal(fmt.Sprintf("the response name %s occurs more than %d times in one selection set (limit: sameName)", reference.Excerpt(name), c.limits.SameName))
+			}
+			for _, a := range s.Arguments {
+				c.nul = c.nul || hasNUL(a.Value)
+			}
+			sub, err := c.selectionSet(s.SelectionSet)
+			if err != nil {
+				return err
+			}
+			total.fields = c.cap(total.fields + 1 + sub.fields)
+			total.depth = max(total.depth, 1+sub.depth)
+		case *ast.InlineFragment:
+			if err := c.collect(s.SelectionSet, names, total); err != nil {
+				return err
+			}
+		case *ast.FragmentSpread:
+			fc, err := c.fragment(s.Name)
+			if err != nil {
+				return err
+			}
+			// The fragment's own response names merge here too; counting
+			// them once per spread keeps the check linear: a fragment
+			// spread n times adds its names n times.
+			if f := c.doc.Fragments.ForName(s.Name); f != nil {
+				for _, n := range c.topNamesOf(f) {
+					names[n]++
+					if names[n] > c.limits.SameName {
+						return refusal(fmt.Sprintf("the response name %s occurs more than %d times in one selection set (limit: sameName)", reference.Excerpt(n), c.limits.SameName))
+					}
+				}
+			}
+			total.fields = c.cap(total.fields + fc.fields)
+			total.depth = max(total.depth, fc.depth)
+		}
+		if total.fields > c.limits.Fields {
+			return refusal(fmt.Sprintf("the document selects more than %d fields once its fragments are expanded (limit: fields)", c.limits.Fields))
+		}
+		if total.depth > c.limits.Depth {
+			return refusal(fmt.Sprintf("the document nests selections deeper than %d levels (limit: depth)", c.limits.Depth))
+		}
+	}
+	return nil
+}
+
+// fragment returns the expanded cost of a named fragment, computed once.
+// An unknown fragment or a cycle costs nothing here: validation reports it.
+func (c *counter) fragment(name string) (cost, *gqlerror.Error) {
+	if fc, ok := c.fragments[name]; ok {
+		return fc.cost, nil // done, or in progress (a cycle)
+	}
+	f := c.doc.Fragments.ForName(name)
+	if f == nil {
+		return cost{}, nil
+	}
+	fc := &fragmentCost{}
+	c.fragments[name] = fc
+	sub, err := c.selectionSet(f.SelectionSet)
+	if err != nil {
+		return cost{}, err
+	}
+	fc.cost, fc.done = sub, true
+	return sub, nil
+}
+
+// topNames lists the response names a selection set contributes to its
+// parent, through inline fragments and spreads (each fragment once).
+func topNames(set ast.SelectionSet, doc *ast.QueryDocument, seen map[string]bool) []string {
+	var out []string
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Alias != "" {
+				out = append(out, s.Alias)
+			} else {
+				out = append(out, s.Name)
+			}
+		case *ast.InlineFragment:
+			out = append(out, topNames(s.SelectionSet, doc, seen)...)
+		case *ast.FragmentSpread:
+			if seen[s.Name] {
+				continue
+			}
+			seen[s.Name] = true
+			if f := doc.Fragments.ForName(s.Name); f != nil {
+				out = append(out, topNames(f.SelectionSet, doc, seen)...)
+			}
+		}
+	}
+	return out
+}
+
+func hasNUL(v *ast.Value) bool {
+	if v == nil {
+		return false
+	}
+	if (v.Kind == ast.StringValue || v.Kind == ast.BlockValue || v.Kind == ast.EnumValue) && containsNUL(v.Raw) {
+		return true
+	}
+	for _, ch := range v.Children {
+		if containsNUL(ch.Name) || hasNUL(ch.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func anyHasNUL(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return containsNUL(t)
+	case map[string]any:
+		for k, e := range t {
+			if containsNUL(k) || anyHasNUL(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range t {
+			if anyHasNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func containsNUL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == 0 {
+			return true
+		}
+	}
+	return false
+}

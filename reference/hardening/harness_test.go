@@ -1,0 +1,264 @@
+// Package hardening holds the tests that attack catalogd from outside, as a
+// hostile client or a failing database would: the abuse test (documents
+// and connections built to exhaust it, and input built to break it) and the
+// fault test (Postgres stopped and frozen under load). They start the real
+// binary on loopback against a real PostgreSQL and read its memory from
+// /proc.
+package hardening
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference/pgprovider"
+)
+
+// catalogdBin is built once by TestMain.
+var catalogdBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hardening-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	catalogdBin = filepath.Join(dir, "catalogd")
+	build := exec.Command("go", "build", "-o", catalogdBin, "github.com/catalogspec/catalogspec/reference/cmd/catalogd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build catalogd:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// database provides a PostgreSQL database for one test; local asks for a
+// local server this test may stop and freeze (it skips when there is none).
+func database(t *testing.T, local bool) (*pgprovider.Database, *pgprovider.Faults) {
+	t.Helper()
+	opts := pgprovider.Options{}
+	if local {
+		opts.Getenv = func(string) string { return "" } // never DATABASE_URL: it is not ours to stop
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	db, err := pgprovider.Provide(ctx, opts)
+	if err != nil {
+		t.Fatalf("these tests need PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	faults, ok := db.Faults()
+	if local && !ok {
+		t.Skipf("the fault test stops and freezes PostgreSQL, so it needs a local server, not a %s", db.Source)
+	}
+	return db, faults
+}
+
+// instance is one running `catalogd serve`.
+type instance struct {
+	gms, frontend string
+	pid           int
+	admin         string // a token of the root user
+	env           []string
+
+	mu  sync.Mutex
+	log bytes.Buffer
+}
+
+// start runs catalogd serve on free ports against db, with extra
+// environment variables, and mints a root token.
+func start(t *testing.T, db *pgprovider.Database, extra ...string) *instance {
+	t.Helper()
+	env := append(os.Environ(), "DATABASE_URL="+db.URL, "CATALOGD_ROOT_PASSWORD=hardening-root-password")
+	env = append(env, extra...)
+	in := &instance{env: env}
+	cmd := exec.Command(catalogdBin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0", "--log-level", "warn")
+	cmd.Env = env
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = writerFunc(func(p []byte) (int, error) {
+		in.mu.Lock()
+		defer in.mu.Unlock()
+		return in.log.Write(p)
+	})
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in.pid = cmd.Process.Pid
+	exited := make(chan struct{})
+	found := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			line := sc.Text()
+			if u, ok := strings.CutPrefix(line, "catalogd: gms listening on "); ok {
+				in.gms = u
+			}
+			if u, ok := strings.CutPrefix(line, "catalogd: frontend listening on "); ok {
+				in.frontend = u
+				close(found)
+			}
+		}
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("catalogd's log:\n%s", in.logText())
+		}
+	})
+	select {
+	case <-found:
+	case <-exited:
+		t.Fatalf("catalogd exited before listening:\n%s", in.logText())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("catalogd did not listen within 60s:\n%s", in.logText())
+	}
+	in.admin = in.mint(t, "urn:li:corpuser:datahub")
+	return in
+}
+
+func (in *instance) logText() string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.log.String()
+}
+
+// mint has `catalogd token create` make a token for actor.
+func (in *instance) mint(t *testing.T, actor string) string {
+	t.Helper()
+	cmd := exec.Command(catalogdBin, "token", "create", "--actor", actor, "--name", "hardening", "--duration", "ONE_DAY")
+	cmd.Env = in.env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("token create --actor %s: %v\n%s", actor, err, errOut.String())
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// user ingests a user with no privileges and returns a token of theirs.
+func (in *instance) user(t *testing.T, name string) string {
+	t.Helper()
+	value, _ := json.Marshal(map[string]any{"active": true, "displayName": name})
+	body, _ := json.Marshal(map[string]any{"proposal": map[string]any{
+		"entityType": "corpuser", "entityUrn": "urn:li:corpuser:" + name, "changeType": "UPSERT",
+		"aspectName": "corpUserInfo", "aspect": map[string]any{"value": string(value), "contentType": "application/json"},
+	}})
+	resp := in.do(t, "POST", in.gms+"/aspects?action=ingestProposal", in.admin, "application/json", body)
+	if resp.status != 200 {
+		t.Fatalf("ingest user %s: %d %s", name, resp.status, resp.body)
+	}
+	return in.mint(t, "urn:li:corpuser:"+name)
+}
+
+type response struct {
+	status  int
+	header  http.Header
+	body    string
+	elapsed time.Duration
+}
+
+var client = &http.Client{Timeout: 60 * time.Second}
+
+// do sends one request and reads the whole answer.
+func (in *instance) do(t *testing.T, method, url, token, contentType string, body []byte) response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	return send(t, req)
+}
+
+func send(t *testing.T, req *http.Request) response {
+	t.Helper()
+	began := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b), elapsed: time.Since(began)}
+}
+
+// graphql posts a GraphQL request.
+func (in *instance) graphql(t *testing.T, token, query string, variables map[string]any) response {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": variables})
+	return in.do(t, "POST", in.gms+"/api/graphql", token, "application/json", body)
+}
+
+// memory reads a line of /proc/<pid>/status in kB: VmRSS (now) or VmHWM
+// (the peak so far).
+func (in *instance) memory(t *testing.T, field string) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", in.pid))
+	if err != nil {
+		t.Fatalf("read memory of catalogd: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.Atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return kb
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", field, in.pid)
+	return 0
+}
+
+// cpu reads the CPU time catalogd has used (user and system) from
+// /proc/<pid>/stat.
+func (in *instance) cpu(t *testing.T) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", in.pid))
+	if err != nil {
+		t.Fatalf("read cpu of catalogd: %v", err)
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	// After the command: state(0) ppid(1) ... utime(11) stime(12), in ticks.
+	utime, _ := strconv.Atoi(fields[11])
+	stime, _ := strconv.Atoi(fields[12])
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
