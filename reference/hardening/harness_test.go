@@ -55,6 +55,19 @@ func database(t *testing.T, local bool) (*pgprovider.Database, *pgprovider.Fault
 	opts := pgprovider.Options{}
 	if local {
 		opts.Getenv = func(string) string { return "" } // never DATABASE_URL: it is not ours to stop
+		// A persistent data directory gets durable settings (a throw-away
+		// cluster runs with fsync and synchronous_commit off, and may lose
+		// acknowledged commits when stopped with -m immediate).
+		// The server runs as the postgres user, who must reach the directory.
+		dir, err := os.MkdirTemp("", "hardening-pg-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) }) // after Close, which runs first
+		opts.DataDir = filepath.Join(dir, "pgdata")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
