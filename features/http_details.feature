@@ -41,6 +41,7 @@ Feature: How the HTTP tiers answer what they cannot serve
       | variables are a list        |
       | operationName is a number   |
       | extensions are a string     |
+      | query key appears twice     |
 
   @id:httpx-04 @must @core
   Scenario: A GraphQL request with an operation name, extensions and null variables is answered
@@ -98,6 +99,8 @@ Feature: How the HTTP tiers answer what they cannot serve
       | a URN whose entity type has a dash   |
       | a URN with a tab in its id           |
       | a URN of 1025 characters             |
+      | a URN with a NUL in its id           |
+      | a URN that is not valid UTF-8        |
 
   @id:httpx-11 @should @core @cap:entity-paths
   Scenario: An entity of a type the service does not know is not found
@@ -117,3 +120,5 @@ Feature: How the HTTP tiers answer what they cannot serve
       | that writes an access token                |
       | whose aspect is not one of the entity's    |
       | whose aspect value is null                 |
+      | whose aspect value holds a NUL character   |
+      | whose aspect name is 200 letters long      |

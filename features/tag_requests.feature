@@ -44,6 +44,7 @@ Feature: Tag requests that cannot be carried out
       | a URN whose entity type has a dash   |
       | a URN with a tab in its id           |
       | a URN of 1025 characters             |
+      | a URN with a NUL in its id           |
 
   @id:tagreq-05 @should @core
   Scenario: Deleting something that is not a tag by deleteTag is refused as a bad request

@@ -58,6 +58,9 @@ func adminSendsFlawedIngestion(ctx context.Context, flaw string) error {
 
 // graphqlFlaws are GraphQL request bodies with one parameter malformed.
 var graphqlFlaws = map[string]string{
+	// encoding/json keeps the last of two keys: a query a proxy or a log
+	// saw first could hide the mutation that runs.
+	"query key appears twice":   `{"query": "query me { me { corpUser { urn } } }", "query": "mutation { createTag(input: {id: \"catalogspec-hidden\", name: \"hidden\"}) }"}`,
 	"query is blank":            `{"query": "   "}`,
 	"variables are a list":      `{"query": "query me { me { corpUser { urn } } }", "variables": [1]}`,
 	"operationName is a number": `{"query": "query me { me { corpUser { urn } } }", "operationName": 7}`,
@@ -229,6 +232,12 @@ func adminIngestsFlawedProposal(ctx context.Context, flaw string) error {
 	case "whose aspect is not one of the entity's":
 		p.EntityType, p.EntityURN, p.AspectName = "tag", "urn:li:tag:"+id, "schemaMetadata"
 		p.Aspect.Value = `{"schemaName": "` + id + `"}`
+	case "whose aspect value holds a NUL character":
+		p.EntityType, p.EntityURN, p.AspectName = "dataset", datasetURN(id), "datasetProperties"
+		p.Aspect.Value = `{"description": "` + id + `\u0000"}`
+	case "whose aspect name is 200 letters long":
+		p.EntityType, p.EntityURN, p.AspectName = "dataset", datasetURN(id), "catalogspec"+strings.Repeat("x", 200-len("catalogspec"))
+		p.Aspect.Value = `{"description": "` + id + `"}`
 	case "whose aspect value is null":
 		p.EntityType, p.EntityURN, p.AspectName = "tag", "urn:li:tag:"+id, "tagProperties"
 		p.Aspect.Value = `null`
@@ -250,6 +259,11 @@ func adminIngestsFlawedProposal(ctx context.Context, flaw string) error {
 	return w.checkpoint()
 }
 
+// datasetURN is the URN of a hive dataset named name.
+func datasetURN(name string) string {
+	return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,%s,PROD)", name)
+}
+
 func namesInActorHeader(ctx context.Context, what string) error {
 	w := theWorld(ctx)
 	t := w.suite.target
@@ -267,7 +281,7 @@ func namesInActorHeader(ctx context.Context, what string) error {
 func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the configuration says the server is capable of stateful ingestion$`, configSaysStatefulIngestion)
 	s.Step(`^the administrator sends an ingestion request (whose body is not JSON|whose body has no proposal|for an action that is not served|whose body is larger than a MiB)$`, adminSendsFlawedIngestion)
-	s.Step(`^the administrator sends a GraphQL request whose (query is blank|variables are a list|operationName is a number|extensions are a string)$`, adminSendsFlawedGraphQL)
+	s.Step(`^the administrator sends a GraphQL request whose (query is blank|variables are a list|operationName is a number|extensions are a string|query key appears twice)$`, adminSendsFlawedGraphQL)
 	s.Step(`^the administrator sends a GraphQL request with an operation name, extensions and null variables$`, adminSendsGraphQLWithAllParameters)
 	s.Step(`^the answer says the caller is the administrator$`, answerSaysCallerIsAdmin)
 	s.Step(`^the administrator sends a document that does not validate, accepting (application/json|application/graphql-response\+json)$`, adminSendsInvalidDocument)
@@ -276,8 +290,8 @@ func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the answer is application/json$`, answerIsApplicationJSON)
 	s.Step(`^the answer is marked nosniff$`, answerIsNosniff)
 	s.Step(`^the challenge does not say the token is invalid$`, challengeDoesNotSayInvalid)
-	s.Step(`^the administrator reads an entity by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters) through the entity path$`, adminReadsEntityByMalformedURN)
-	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null)$`, adminIngestsFlawedProposal)
+	s.Step(`^the administrator reads an entity by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id|a URN that is not valid UTF-8) through the entity path$`, adminReadsEntityByMalformedURN)
+	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null|whose aspect value holds a NUL character|whose aspect name is 200 letters long)$`, adminIngestsFlawedProposal)
 	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
 	s.Step(`^the administrator reads an entity of a type the service does not know through the entity path$`, adminReadsEntityOfUnknownType)
 }

@@ -28,6 +28,7 @@ func registerSteps(s stepRegistrar) {
 	registerTokenRequestSteps(s)
 	registerHTTPDetailSteps(s)
 	registerTagRequestSteps(s)
+	registerHostileSteps(s)
 	// People and their tokens.
 	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
 	s.Step(`^`+who+` is a user$`, isAUser)

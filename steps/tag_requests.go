@@ -134,6 +134,8 @@ var malformedURNs = map[string]func() string{
 	"a URN whose entity type has a dash": func() string { return "urn:li:ta-g:catalogspec" },
 	"a URN with a tab in its id":         func() string { return "urn:li:tag:catalog\tspec" },
 	"a URN of 1025 characters":           func() string { return "urn:li:tag:" + strings.Repeat("x", 1025-len("urn:li:tag:")) },
+	"a URN with a NUL in its id":         func() string { return "urn:li:tag:catalog\x00spec" },
+	"a URN that is not valid UTF-8":      func() string { return "urn:li:tag:catalog\xff\xfespec" },
 }
 
 func adminLooksUpTagByMalformedURN(ctx context.Context, kind string) error {
@@ -170,6 +172,6 @@ func registerTagRequestSteps(s stepRegistrar) {
 	s.Step(`^the administrator has made a tag$`, adminHasMadeTag)
 	s.Step(`^the administrator deletes that tag$`, adminDeletesThatTag)
 	s.Step(`^the deletion answers true and the tag is gone$`, deletionAnswersTrueTagGone)
-	s.Step(`^the administrator looks up a tag by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters)$`, adminLooksUpTagByMalformedURN)
+	s.Step(`^the administrator looks up a tag by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id)$`, adminLooksUpTagByMalformedURN)
 	s.Step(`^the administrator deletes a user by deleteTag$`, adminDeletesUserByDeleteTag)
 }

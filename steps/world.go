@@ -77,6 +77,7 @@ type world struct {
 	datasetState              // ingestion.go
 	entityState               // entities.go
 	graphqlState              // graphql_http.go
+	hostileState              // hostile.go
 	paged        *pagedTokens // token_requests.go
 
 	cleanups []cleanup

@@ -1,0 +1,61 @@
+@cap:graphql
+Feature: Requests built to exhaust or confuse the service
+  Anyone who can reach the service can send a request built to cost it far more than it
+  costs the sender, or to be read two ways. None of this is DataHub's published contract:
+  these are recommendations (OWASP API Security Top 10, API4:2023 unrestricted resource
+  consumption; the GraphQL over HTTP draft; RFC 9110, section 5.3), so each scenario is a
+  should. A document whose size after fragment expansion is out of all proportion to its
+  text, or that repeats one response name thousands of times, is refused as a bad request
+  within seconds (an unbounded server takes minutes and gigabytes), also when a user with
+  no privileges sends it. A string holding U+0000 cannot be stored, so it is refused as a
+  bad request and nothing is made. A request with two Authorization headers is refused
+  rather than judged by either one.
+
+  Background:
+    Given Ann holds a personal access token
+
+  @id:hostile-01 @should @core
+  Scenario Outline: A document <shape> is refused as a bad request within 10 seconds
+    When Ann sends a document <shape>
+    Then the document is refused as a bad request within 10 seconds
+    And the service still answers Ann
+
+    Examples:
+      | shape                                                      |
+      | whose fragments spread each other ten times over ten levels |
+      | with 3,000 aliases of one field with different arguments    |
+      | with 6,000 copies of one field                              |
+      | with 1,000 aliases of one field with different arguments    |
+
+  @id:hostile-02 @should @core @cap:tags
+  Scenario Outline: A tag whose name holds a NUL character sent <how> is refused, and no tag is made
+    Given Ann is granted CREATE_TAGS
+    When Ann creates a tag whose name holds a NUL character, sent <how>
+    Then the answer is a GraphQL error saying the request is bad
+    And the tag does not exist
+
+    Examples:
+      | how                    |
+      | in a variable          |
+      | in the document itself |
+
+  @id:hostile-03 @should @core @cap:authentication
+  Scenario Outline: A request to the <tier> with two Authorization headers is refused with status 400
+    When Ann asks the <tier> who she is with her token in one Authorization header and the administrator's in a second
+    Then the answer has status 400
+    And the answer explains itself in JSON with its status and a message
+
+    Examples:
+      | tier             |
+      | metadata service |
+      | frontend         |
+
+  @id:hostile-04 @must @core @cap:authentication
+  Scenario Outline: A request to the <tier> with one Authorization header is answered
+    When Ann asks the <tier> who she is with her token in one Authorization header
+    Then the answer names Ann as the signed-in user
+
+    Examples:
+      | tier             |
+      | metadata service |
+      | frontend         |
