@@ -8,6 +8,7 @@
 #   make generate      regenerate gqlgen code
 #   make check-generate  fail when regenerating would change anything
 #   make mutation      mutation testing: how much of the reference the suite pins down
+#   make fuzz          each fuzz target for FUZZTIME (default 30s); make test replays their corpora
 
 GO       ?= go
 BIN      := $(CURDIR)/bin
@@ -17,7 +18,7 @@ REPORTS  := $(CURDIR)/reports
 
 export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
 
-.PHONY: all conformance test unit selftest run build generate check-generate lint clean mutation
+.PHONY: all conformance test unit selftest run build generate check-generate lint clean mutation fuzz
 
 all: test
 
@@ -86,3 +87,22 @@ JOBS   ?= 1
 
 mutation:
 	CATALOGSPEC_PROPAGATION_TIMEOUT=1s $(GO) run ./tools/mutate -budget $(BUDGET) -jobs $(JOBS) -equivalent mutation/equivalent.txt -out mutation/report.txt
+
+# Fuzzing: each target runs for FUZZTIME. A failing input is written under
+# the package's testdata/fuzz/<Target>/, where `make test` (go test) replays
+# it from then on: commit it with the fix.
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+	./reference:FuzzURN \
+	./reference:FuzzAspectName \
+	./reference/jwt:FuzzTokenVerify \
+	./reference/httpapi:FuzzGraphQLRequest \
+	./reference/httpapi:FuzzProposal \
+	./reference/graph:FuzzCheckDocument
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "== $$name ($$pkg) for $(FUZZTIME)"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done

@@ -23,23 +23,23 @@ type URN struct {
 // ParseURN parses s, rejecting anything not of the form urn:li:<type>:<id>.
 func ParseURN(s string) (URN, error) {
 	if !utf8.ValidString(s) {
-		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it is not valid UTF-8", truncate(s, 64))
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %s: it is not valid UTF-8", Excerpt(s))
 	}
 	rest, ok := strings.CutPrefix(s, "urn:li:")
 	if !ok {
-		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must start with urn:li:", truncate(s, 64))
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %s: it must start with urn:li:", Excerpt(s))
 	}
 	typ, id, ok := strings.Cut(rest, ":")
 	if !ok || typ == "" || id == "" {
-		return URN{}, Errorf(EBADREQUEST, "invalid urn %q: it must have the form urn:li:<entityType>:<id>", truncate(s, 64))
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %s: it must have the form urn:li:<entityType>:<id>", Excerpt(s))
 	}
 	for _, r := range typ {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return URN{}, Errorf(EBADREQUEST, "invalid urn %q: bad entity type", truncate(s, 64))
+			return URN{}, Errorf(EBADREQUEST, "invalid urn %s: bad entity type", Excerpt(s))
 		}
 	}
 	if strings.ContainsAny(id, "\x00\n\r\t") || len(s) > 1024 {
-		return URN{}, Errorf(EBADREQUEST, "invalid urn %q", truncate(s, 64))
+		return URN{}, Errorf(EBADREQUEST, "invalid urn %s", Excerpt(s))
 	}
 	return URN{EntityType: typ, ID: id}, nil
 }

@@ -100,6 +100,10 @@ func CheckDocument(query, operationName string, variables map[string]any, l Limi
 			if strings.HasPrefix(ge.Message, "exceeded token limit") {
 				ge.Message = fmt.Sprintf("the document has more than %d tokens (limit: tokens)", l.Tokens)
 			}
+			// The parser quotes the token it did not expect, whole.
+			if r := []rune(ge.Message); len(r) > 160 {
+				ge.Message = string(r[:160]) + "…"
+			}
 			ge.Extensions = map[string]any{"code": 400, "type": "BAD_REQUEST"}
 			return ge
 		}

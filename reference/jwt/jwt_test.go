@@ -14,7 +14,7 @@ import (
 
 var key = []byte("0123456789abcdef0123456789abcdef")
 
-func newCodec(t *testing.T, now time.Time) *Codec {
+func newCodec(t testing.TB, now time.Time) *Codec {
 	t.Helper()
 	c, err := New(key, "")
 	if err != nil {

@@ -1,0 +1,69 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// FuzzGraphQLRequest: the GraphQL request decoder never panics, never
+// quotes more than a short prefix of the body, and what it accepts is a JSON
+// object with a non-blank query string and no key given twice.
+func FuzzGraphQLRequest(f *testing.F) {
+	for _, s := range []string{
+		`{"query":"{ me { corpUser { urn } } }"}`,
+		`{"query":"q","variables":null,"operationName":null,"extensions":null}`,
+		`{"query":"q","query":"mutation { x }"}`,
+		`{"query":"   "}`, `{"query":1}`, `[]`, `null`, `{`, ``, `{"query":"q","variables":[1]}`,
+		`{"query":"q","operationName":7}`, `{"query":"q","extensions":"x"}`, `{"query":"a\u0000b"}`,
+		`{"` + strings.Repeat("k", 300) + `":1,"` + strings.Repeat("k", 300) + `":2,"query":"q"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		err := checkGraphQLRequest(body)
+		if err != nil {
+			if len(err.Error()) > 200 {
+				t.Fatalf("the message is %d bytes: %.300s", len(err.Error()), err)
+			}
+			return
+		}
+		var params map[string]json.RawMessage
+		if json.Unmarshal(body, &params) != nil {
+			t.Fatalf("accepted a body that is not a JSON object: %q", body)
+		}
+		var q string
+		if json.Unmarshal(params["query"], &q) != nil || strings.TrimSpace(q) == "" {
+			t.Fatalf("accepted a body without a query string: %q", body)
+		}
+		if _, dup := duplicateKey(body); dup {
+			t.Fatalf("accepted a body with a key given twice: %q", body)
+		}
+	})
+}
+
+// FuzzProposal: the ingestProposal decoder never panics, quotes nothing of
+// the body, and what it accepts had a "proposal" object.
+func FuzzProposal(f *testing.F) {
+	for _, s := range []string{
+		`{"proposal":{"entityType":"dataset","entityUrn":"urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)","changeType":"UPSERT","aspectName":"status","aspect":{"value":"{\"removed\":false}","contentType":"application/json"}}}`,
+		`{"proposal":null}`, `{}`, `{"proposal":{}}`, `{"proposal":[]}`, `{"proposal":{"aspect":{"value":7}}}`, `nope`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, err := decodeProposal(body)
+		if err != nil {
+			if len(err.Error()) > 100 {
+				t.Fatalf("the message is %d bytes", len(err.Error()))
+			}
+			return
+		}
+		var raw struct {
+			Proposal map[string]json.RawMessage `json:"proposal"`
+		}
+		if json.Unmarshal(body, &raw) != nil || raw.Proposal == nil {
+			t.Fatalf("accepted %q without a proposal object", body)
+		}
+	})
+}
