@@ -171,10 +171,50 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 		return URN{}, err
 	}
 	a := Aspect{URN: urn, Name: p.AspectName, Value: json.RawMessage(p.Aspect.Value), CreatedAt: s.cfg.Now(), CreatedBy: caller.URN.String()}
-	if err := s.store.UpsertAspect(ctx, a); err != nil {
+	keyName, keyValue, hasKey := keyAspect(urn)
+	if !hasKey || keyName == a.Name {
+		if err := s.store.UpsertAspect(ctx, a); err != nil {
+			return URN{}, err
+		}
+		return urn, nil
+	}
+	// As DataHub does, the first aspect of an entity brings its key aspect
+	// with it, in one transaction: an entity exists while its key does.
+	key, err := s.newAspect(caller, urn, keyName, keyValue)
+	if err != nil {
+		return URN{}, err
+	}
+	err = s.store.CreateEntity(ctx, []Aspect{key, a})
+	if ErrorCodeOf(err) == ECONFLICT {
+		err = s.store.UpsertAspect(ctx, a)
+	}
+	if err != nil {
 		return URN{}, err
 	}
 	return urn, nil
+}
+
+// keyAspect is the key aspect of an ingestible entity, derived from its
+// URN; false for an entity type, or a URN, it cannot be derived for.
+func keyAspect(urn URN) (string, any, bool) {
+	switch urn.EntityType {
+	case EntityCorpUser:
+		return AspectCorpUserKey, map[string]string{"username": urn.ID}, true
+	case EntityTag:
+		return AspectTagKey, map[string]string{"name": urn.ID}, true
+	case EntityDataset:
+		inner, ok := strings.CutPrefix(urn.ID, "(")
+		if inner, ok = strings.CutSuffix(inner, ")"); !ok {
+			return "", nil, false
+		}
+		platform, rest, ok1 := strings.Cut(inner, ",")
+		i := strings.LastIndexByte(rest, ',')
+		if !ok1 || i <= 0 || i == len(rest)-1 {
+			return "", nil, false
+		}
+		return "datasetKey", map[string]string{"platform": platform, "name": rest[:i], "origin": rest[i+1:]}, true
+	}
+	return "", nil, false
 }
 
 // holdsNUL says whether a decoded JSON value has U+0000 in a string or a

@@ -192,7 +192,13 @@ func (s *Service) user(ctx context.Context, urn URN) (*CorpUser, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(aspects) == 0 {
+	// A user is there while its key aspect is: without it the other
+	// aspects are leftovers, and a token of the user acts for no one.
+	keyed := false
+	for _, a := range aspects {
+		keyed = keyed || a.Name == AspectCorpUserKey
+	}
+	if !keyed {
 		return nil, nil
 	}
 	u := &CorpUser{URN: urn, Username: urn.ID}

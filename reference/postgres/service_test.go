@@ -11,6 +11,7 @@ import (
 
 	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/jwt"
+	"github.com/catalogspec/catalogspec/reference/postgres"
 )
 
 // fixture is a Service over the test database with a clock the test moves.
@@ -231,5 +232,26 @@ func TestIngestionCannotForgePoliciesOrTokens(t *testing.T) {
 	p.Aspect = &reference.GenericAspect{Value: `{"hashedPassword":"x"}`}
 	if _, err := f.svc.IngestProposal(root, p); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
 		t.Errorf("ingest credentials: %v, want BAD_REQUEST", err)
+	}
+}
+
+// TestUserIsThereWhileItsKeyIs: ingestion writes a user's key aspect with
+// its first aspect, and once the key is gone the user's token acts for no
+// one, though its other aspects are left.
+func TestUserIsThereWhileItsKeyIs(t *testing.T) {
+	f := newFixture(t)
+	ann := f.user(t)
+	if _, err := testDB.Aspect(context.Background(), ann, reference.AspectCorpUserKey); err != nil {
+		t.Fatalf("ingesting corpUserInfo wrote no corpUserKey: %v", err)
+	}
+	raw, _ := f.token(t, ann, reference.DurationOneHour)
+	if _, err := f.svc.Authenticate(context.Background(), raw); err != nil {
+		t.Fatalf("fresh token: %v", err)
+	}
+	if err := postgres.Exec(context.Background(), testDB, `DELETE FROM aspects WHERE urn = $1 AND aspect = 'corpUserKey'`, ann.String()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Authenticate(context.Background(), raw); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
+		t.Errorf("a user without a key aspect: err = %v, want UNAUTHENTICATED", err)
 	}
 }
