@@ -122,3 +122,9 @@ Feature: How the HTTP tiers answer what they cannot serve
       | whose aspect value is null                 |
       | whose aspect value holds a NUL character   |
       | whose aspect name is 200 letters long      |
+
+  @id:httpx-13 @should @core
+  Scenario: A GraphQL request larger than a MiB sent to the frontend is refused with status 413
+    When the administrator sends a GraphQL request larger than a MiB to the frontend
+    Then the answer has status 413
+    And the answer explains itself in JSON with its status and a message

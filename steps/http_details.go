@@ -89,6 +89,20 @@ func adminSendsFlawedGraphQL(ctx context.Context, flaw string) error {
 	return w.checkpoint()
 }
 
+// adminSendsLargeGraphQLToFrontend posts a GraphQL request of over a MiB
+// to the frontend, which must refuse it as the metadata service does, not
+// call the metadata service unreachable.
+func adminSendsLargeGraphQLToFrontend(ctx context.Context) error {
+	w := theWorld(ctx)
+	c := w.admin()
+	body := `{"query": "query me { me { corpUser { urn } } }", "extensions": {"padding": "` + strings.Repeat("x", 1<<20+16) + `"}}`
+	a := w.send(c, request{method: http.MethodPost, url: c.frontend + "/api/v2/graphql", contentType: "application/json", body: []byte(body)})
+	a.what = "the administrator sending a GraphQL request larger than a MiB to the frontend"
+	a.noEffect = nothingToCheck // a read
+	w.last = a
+	return w.checkpoint()
+}
+
 func adminSendsGraphQLWithAllParameters(ctx context.Context) error {
 	w := theWorld(ctx)
 	body := `{"query": "query me { me { corpUser { urn } } }", "operationName": "me", "extensions": {"catalogspec": true}, "variables": null}`
@@ -283,6 +297,7 @@ func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the administrator sends an ingestion request (whose body is not JSON|whose body has no proposal|for an action that is not served|whose body is larger than a MiB)$`, adminSendsFlawedIngestion)
 	s.Step(`^the administrator sends a GraphQL request whose (query is blank|variables are a list|operationName is a number|extensions are a string|query key appears twice)$`, adminSendsFlawedGraphQL)
 	s.Step(`^the administrator sends a GraphQL request with an operation name, extensions and null variables$`, adminSendsGraphQLWithAllParameters)
+	s.Step(`^the administrator sends a GraphQL request larger than a MiB to the frontend$`, adminSendsLargeGraphQLToFrontend)
 	s.Step(`^the answer says the caller is the administrator$`, answerSaysCallerIsAdmin)
 	s.Step(`^the administrator sends a document that does not validate, accepting (application/json|application/graphql-response\+json)$`, adminSendsInvalidDocument)
 	s.Step(`^the administrator asks the (metadata service|frontend) for a path it does not serve$`, adminAsksUnservedPath)

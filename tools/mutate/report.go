@@ -124,6 +124,16 @@ func (r *report) summary() string {
 	fmt.Fprintln(&b)
 	if v := r.viable(); v > 0 {
 		fmt.Fprintf(&b, "kill rate: %d / %d = %.1f%%  (killed / (viable − equivalent))\n", c[statusKilled]+c[statusTimeout], v, 100*r.killRate())
+		byFaults := 0
+		for _, res := range r.results {
+			if res.byFaults {
+				byFaults++
+			}
+		}
+		if r.opts.faults {
+			suiteKilled := c[statusKilled] + c[statusTimeout] - byFaults
+			fmt.Fprintf(&b, "  by the suite: %d (%.1f%%); by the fault test, after the suite passed: %d\n", suiteKilled, 100*float64(suiteKilled)/float64(v), byFaults)
+		}
 	} else {
 		fmt.Fprintln(&b, "kill rate: n/a (no viable mutant ran)")
 	}

@@ -51,6 +51,8 @@ type result struct {
 	build  time.Duration
 	suite  time.Duration
 	detail string // what failed, the compiler's complaint, the tool's error
+	// byFaults: the suite passed and the fault test killed the mutant.
+	byFaults bool
 }
 
 func (r *result) total() time.Duration { return r.build + r.suite }
@@ -71,9 +73,12 @@ type runner struct {
 	o        options
 	work     string // temporary directory for everything the run makes
 	stepsBin string
-	db       *pgprovider.Database
-	started  time.Time
-	env      []string // the suite's environment, without the per-run variables
+	// faultsBin is the compiled fault test (reference/hardening), run on
+	// each mutant the suite lets through; "" with -faults=false.
+	faultsBin string
+	db        *pgprovider.Database
+	started   time.Time
+	env       []string // the suite's environment, without the per-run variables
 
 	mu sync.Mutex // serialises progress lines
 }
@@ -139,6 +144,14 @@ func (r *runner) start(ctx context.Context) error {
 		return fmt.Errorf("building the suite (go test -c ./steps): %v\n%s", err, out)
 	}
 	fmt.Printf("suite built in %.1fs\n", time.Since(t).Seconds())
+	if r.o.faults {
+		t = time.Now()
+		r.faultsBin = filepath.Join(r.work, "hardening.test")
+		if out, err := r.goCmd(ctx, "test", "-c", "-trimpath", "-o", r.faultsBin, "./reference/hardening").CombinedOutput(); err != nil {
+			return fmt.Errorf("building the fault test (go test -c ./reference/hardening): %v\n%s", err, out)
+		}
+		fmt.Printf("fault test built in %.1fs\n", time.Since(t).Seconds())
+	}
 
 	t = time.Now()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
@@ -220,6 +233,18 @@ func (r *runner) runAll(ctx context.Context, ms []*Mutant) (*report, error) {
 	case !out.passed:
 		r.o.keep = true
 		return nil, &cleanRunError{detail: "the suite fails against the unmutated reference (" + out.why + ")", log: out.log}
+	}
+	if r.faultsBin != "" {
+		t = time.Now()
+		f, err := r.faultTest(ctx, bin, cleanDir)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("clean run of the fault test: %w", err)
+		case !f.passed:
+			r.o.keep = true
+			return nil, &cleanRunError{detail: "the fault test fails against the unmutated reference (" + f.why + ")", log: f.log}
+		}
+		fmt.Printf("clean fault test passed in %.1fs\n", time.Since(t).Seconds())
 	}
 	fmt.Printf("clean run passed: build %.1fs, suite %.1fs (%s)\n", rep.cleanBuild.Seconds(), rep.cleanSuite.Seconds(), out.why)
 	if !r.o.keep {
@@ -365,12 +390,77 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 		return toolErr(err)
 	case run.timedOut:
 		res.status, res.detail = statusTimeout, fmt.Sprintf("no verdict within %s", r.o.timeout)
+	case run.passed && r.faultsBin != "":
+		// The suite cannot make the database fail; the fault test can.
+		t = time.Now()
+		f, err := r.faultTest(ctx, bin, dir)
+		res.suite += time.Since(t)
+		switch {
+		case ctx.Err() != nil:
+			res.status = statusInterrupted
+		case err != nil:
+			return toolErr(err)
+		case f.passed:
+			res.status = statusSurvived
+		default:
+			res.status, res.detail, res.byFaults = statusKilled, "the fault test: "+f.why, true
+		}
 	case run.passed:
 		res.status = statusSurvived
 	default:
 		res.status, res.detail = statusKilled, run.why
 	}
 	return res
+}
+
+// faultTest runs reference/hardening's TestDatabaseFaults against the
+// catalogd at bin: PostgreSQL stopped and frozen under load, every path
+// expected to answer 503 and every acknowledged write kept. It reaches the
+// branches that run only when the database fails, which no black-box
+// suite against a healthy target can.
+func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, error) {
+	run := suiteRun{log: filepath.Join(dir, "faults.log")}
+	logFile, err := os.Create(run.log)
+	if err != nil {
+		return run, err
+	}
+	defer logFile.Close()
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, r.faultsBin, "-test.run", "^TestDatabaseFaults$", "-test.count=1")
+	cmd.Dir = filepath.Join(r.src, "reference", "hardening")
+	cmd.Env = append(append([]string(nil), r.env...), "CATALOGSPEC_HARDENING_CATALOGD="+bin)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, &out), io.MultiWriter(logFile, &out)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return run, ctx.Err()
+	case tctx.Err() != nil:
+		run.why = "no verdict within 5m"
+		return run, nil
+	case err == nil:
+		run.passed = true
+		return run, nil
+	case !errors.As(err, &exit):
+		return run, fmt.Errorf("running the fault test: %w", err)
+	}
+	run.why = "failed"
+	for _, line := range strings.Split(out.String(), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "fault_test.go:") && !strings.Contains(line, ": 503 in ") {
+			run.why = line
+			if len(run.why) > 160 {
+				run.why = run.why[:160] + "…"
+			}
+			break
+		}
+	}
+	return run, nil
 }
 
 // compileError is the first line of the compiler's complaint, naming the
