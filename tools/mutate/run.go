@@ -450,14 +450,26 @@ func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, erro
 		return run, fmt.Errorf("running the fault test: %w", err)
 	}
 	run.why = "failed"
+	// The first complaint (an Errorf says "want" or "missing"), else the
+	// first line of the test's own.
+	var first string
 	for _, line := range strings.Split(out.String(), "\n") {
 		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "fault_test.go:") && !strings.Contains(line, ": 503 in ") {
-			run.why = line
-			if len(run.why) > 160 {
-				run.why = run.why[:160] + "…"
-			}
+		if !strings.HasPrefix(line, "fault_test.go:") && !strings.HasPrefix(line, "harness_test.go:") {
+			continue
+		}
+		if strings.Contains(line, "want ") || strings.Contains(line, "missing") || strings.Contains(line, "refused with") || strings.Contains(line, "not recovered") {
+			first = line
 			break
+		}
+		if first == "" && !strings.Contains(line, ": 503 in ") {
+			first = line
+		}
+	}
+	if first != "" {
+		run.why = first
+		if len(run.why) > 160 {
+			run.why = run.why[:160] + "…"
 		}
 	}
 	return run, nil
