@@ -19,12 +19,15 @@ import (
 // maxBody bounds every request body.
 const maxBody = 1 << 20
 
-// common wraps a tier: panics become a 500 with no detail, bodies are
-// bounded, and each request is logged without its credentials.
+// common wraps a tier: panics become a 500 with no detail (logged with the
+// stack), bodies are bounded, each request runs under the request deadline,
+// and each is logged in one access-log line (method, path without the query,
+// status, duration, actor; never a credential).
 func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		acc := &access{}
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -35,14 +38,24 @@ func (s *Server) common(next http.Handler) http.Handler {
 					writeProblem(rec, r, http.StatusInternalServerError, reference.InternalMessage)
 				}
 			}
-			s.logger.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start))
+			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start).Round(time.Microsecond)}
+			if acc.actor != "" {
+				attrs = append(attrs, "actor", acc.actor)
+			}
+			s.logger.Log(r.Context(), s.accessLevel, "request", attrs...)
 		}()
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
-		ctx, cancel := context.WithTimeout(r.Context(), s.requestTimeout)
+		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), accessKey{}, acc), s.requestTimeout)
 		defer cancel()
 		next.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }
+
+// access is what the access log says of a request besides its line: who
+// made it, once authenticate knows. Never the token.
+type access struct{ actor string }
+
+type accessKey struct{}
 
 type statusRecorder struct {
 	http.ResponseWriter
@@ -91,6 +104,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if err != nil {
 			s.writeError(w, r, err)
 			return
+		}
+		if acc, ok := r.Context().Value(accessKey{}).(*access); ok {
+			acc.actor = actor.URN.String()
 		}
 		next.ServeHTTP(w, r.WithContext(reference.NewContextWithActor(r.Context(), actor)))
 	})

@@ -22,7 +22,14 @@ type Server struct {
 	// requestTimeout bounds each request end to end (DefaultRequestTimeout
 	// unless set): work stops at the deadline, or when the client goes.
 	requestTimeout time.Duration
+	// accessLevel is the level of the access-log lines (info unless set).
+	accessLevel slog.Level
 }
+
+// SetAccessLogLevel sets the level of the one line logged per request:
+// slog.LevelInfo by default, slog.LevelDebug to keep them out of an
+// info-level log.
+func (s *Server) SetAccessLogLevel(l slog.Level) { s.accessLevel = l }
 
 // DefaultRequestTimeout bounds a request unless SetRequestTimeout says
 // otherwise.
@@ -38,7 +45,7 @@ func (s *Server) SetRequestTimeout(d time.Duration) {
 // NewServer returns a Server. graphql is the GraphQL handler (reference/graph),
 // ping checks the database for /health.
 func NewServer(svc *reference.Service, graphql http.Handler, ping func(context.Context) error, version string, logger *slog.Logger) *Server {
-	return &Server{svc: svc, graphql: graphql, ping: ping, logger: logger, version: version, requestTimeout: DefaultRequestTimeout}
+	return &Server{svc: svc, graphql: graphql, ping: ping, logger: logger, version: version, requestTimeout: DefaultRequestTimeout, accessLevel: slog.LevelInfo}
 }
 
 // RetryAfter is the Retry-After of every 503, in seconds.

@@ -23,12 +23,21 @@ var version = "v0.1.0-catalogd"
 const usage = `usage:
   catalogd serve [flags]          run the metadata service and the frontend
   catalogd token create [flags]   mint a personal access token and print it once
+  catalogd version                print the version and the commit
   catalogd help                   show this text
 
 Run 'catalogd serve -h' or 'catalogd token create -h' for flags.`
 
 // run is the whole program; main only calls it.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	err := dispatch(ctx, args, getenv, stdout, stderr)
+	if errors.Is(err, errHelp) {
+		return nil
+	}
+	return err
+}
+
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) < 2 {
 		fmt.Fprintln(stderr, usage)
 		return errors.New("no command given")
@@ -45,6 +54,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "help", "-h", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
+	case "version", "--version":
+		fmt.Fprintln(stdout, versionText())
+		return nil
 	default:
 		fmt.Fprintln(stderr, usage)
 		return fmt.Errorf("unknown command %q", args[1])
@@ -59,13 +71,16 @@ type common struct {
 
 func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.dataDir, "data-dir", ".catalogd/pgdata", "where a local Postgres cluster keeps its data when DATABASE_URL is unset and no Docker engine answers")
-	fs.StringVar(&c.logLevel, "log-level", "info", "debug, info, warn or error")
+	fs.StringVar(&c.logLevel, "log-level", "info", "one of "+strings.Join(logLevels, ", "))
 }
 
 func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
 	var level slog.Level
+	if err := checkLogLevel(c.logLevel); err != nil {
+		return nil, err
+	}
 	if err := level.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return nil, fmt.Errorf("bad --log-level %q", c.logLevel)
+		return nil, checkLogLevel("")
 	}
 	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})), nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,7 +54,12 @@ func TestRunRefusesBadInvocations(t *testing.T) {
 		"bad auth flag":      {[]string{"catalogd", "token", "create", "--name", "x"}, map[string]string{"METADATA_SERVICE_AUTH_ENABLED": "maybe"}, "METADATA_SERVICE_AUTH_ENABLED"},
 		"short signing key":  {[]string{"catalogd", "token", "create", "--name", "x"}, map[string]string{"DATAHUB_TOKEN_SERVICE_SIGNING_KEY": "short"}, "at least 32"},
 		"unknown actor":      {[]string{"catalogd", "token", "create", "--name", "x", "--actor", "urn:li:corpuser:nobody"}, nil, "does not exist"},
-		"bad duration":       {[]string{"catalogd", "token", "create", "--name", "x", "--duration", "FOREVER"}, nil, "unknown token duration"},
+		"bad duration":       {[]string{"catalogd", "token", "create", "--name", "x", "--duration", "FOREVER"}, nil, "ONE_HOUR, ONE_DAY"},
+		"extra argument":     {[]string{"catalogd", "token", "create", "--name", "x", "extra"}, nil, `unexpected argument "extra"`},
+		"serve extra":        {[]string{"catalogd", "serve", "now"}, nil, `unexpected argument "now"`},
+		"bad log level":      {[]string{"catalogd", "serve", "--log-level", "verbose"}, nil, "debug, info, warn, error"},
+		"actor not a user":   {[]string{"catalogd", "token", "create", "--name", "x", "--actor", "urn:li:tag:x"}, nil, "not a user URN"},
+		"unknown flag":       {[]string{"catalogd", "token", "create", "--nmae", "x"}, nil, "flag provided but not defined"},
 	}
 	for name, c := range cases {
 		var stdout, stderr strings.Builder
@@ -67,6 +73,59 @@ func TestRunRefusesBadInvocations(t *testing.T) {
 	}
 }
 
+// TestFlagsAreCheckedBeforeAnyDatabase: a mistyped flag is reported at
+// once, naming the valid values, without looking for a database (here
+// there is none to find).
+func TestFlagsAreCheckedBeforeAnyDatabase(t *testing.T) {
+	noDB := func(k string) string {
+		if k == "DATABASE_URL" {
+			return "postgres://nobody@127.0.0.1:1/none?connect_timeout=30"
+		}
+		return ""
+	}
+	for _, args := range [][]string{
+		{"catalogd", "token", "create", "--name", "x", "--duration", "FOREVER"},
+		{"catalogd", "token", "create", "--name", "x", "--log-level", "loud"},
+		{"catalogd", "serve", "--log-level", "verbose"},
+	} {
+		began := time.Now()
+		var stdout, stderr strings.Builder
+		err := run(context.Background(), args, noDB, &stdout, &stderr)
+		if err == nil || strings.Contains(err.Error(), "postgres") || time.Since(began) > time.Second {
+			t.Errorf("%v: err = %v after %s; want the flag refused at once", args[1:], err, time.Since(began))
+		}
+	}
+}
+
+// TestHelpAndVersion: -h and --help print the usage to stdout and succeed;
+// serve's names the environment it reads; version names the version.
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{
+		{"catalogd", "serve", "--help"}, {"catalogd", "serve", "-h"},
+		{"catalogd", "token", "create", "--help"}, {"catalogd", "help"}, {"catalogd", "version"},
+	} {
+		var stdout, stderr strings.Builder
+		if err := run(context.Background(), args, env(nil), &stdout, &stderr); err != nil {
+			t.Errorf("%v: %v", args[1:], err)
+		}
+		if stdout.Len() == 0 {
+			t.Errorf("%v printed nothing on stdout", args[1:])
+		}
+	}
+	var stdout strings.Builder
+	_ = run(context.Background(), []string{"catalogd", "serve", "-h"}, env(nil), &stdout, io.Discard)
+	for _, want := range []string{"-gms-addr", "DATABASE_URL", "CATALOGD_DB_TIMEOUT", "METADATA_SERVICE_AUTH_ENABLED"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("serve -h does not mention %s", want)
+		}
+	}
+	stdout.Reset()
+	_ = run(context.Background(), []string{"catalogd", "version"}, env(nil), &stdout, io.Discard)
+	if !strings.HasPrefix(stdout.String(), "catalogd "+version) {
+		t.Errorf("version printed %q", stdout.String())
+	}
+}
+
 // TestServeAndFirstToken runs the program as an operator would: serve on
 // free ports, mint the first token against the database, use it, stop.
 func TestServeAndFirstToken(t *testing.T) {
@@ -74,8 +133,9 @@ func TestServeAndFirstToken(t *testing.T) {
 	defer cancel()
 	stdoutR, stdoutW := io.Pipe()
 	done := make(chan error, 1)
+	serveLog := &syncBuffer{}
 	go func() {
-		done <- run(ctx, []string{"catalogd", "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0"}, env(nil), stdoutW, io.Discard)
+		done <- run(ctx, []string{"catalogd", "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0"}, env(nil), stdoutW, serveLog)
 		stdoutW.Close()
 	}()
 	urls := map[string]string{}
@@ -117,6 +177,12 @@ func TestServeAndFirstToken(t *testing.T) {
 		}
 	}
 
+	res, err := http.Get(urls["gms"] + "/entities/urn:li:corpuser:datahub?secret=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+
 	cancel()
 	select {
 	case err := <-done:
@@ -126,4 +192,34 @@ func TestServeAndFirstToken(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not stop on cancel")
 	}
+	// One access-log line per request at info: the refused one too, with no
+	// query values; the authenticated ones name their actor; no token.
+	log := serveLog.String()
+	if !strings.Contains(log, `level=INFO msg=request method=GET path=/entities/urn:li:corpuser:datahub status=401`) {
+		t.Errorf("no access-log line for the refused request:\n%s", log)
+	}
+	if !strings.Contains(log, "status=200") || !strings.Contains(log, "actor=urn:li:corpuser:datahub") {
+		t.Errorf("no access-log line naming the actor:\n%s", log)
+	}
+	if strings.Contains(log, raw) || strings.Contains(log, "secret=1") {
+		t.Errorf("the log holds a token or a query value:\n%s", log)
+	}
+}
+
+// syncBuffer is a strings.Builder safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -23,11 +24,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		c            common
 		gmsAddr      string
 		frontendAddr string
+		accessLog    bool
 	)
 	c.register(fs)
 	fs.StringVar(&gmsAddr, "gms-addr", "127.0.0.1:8080", "address of the metadata service (GMS)")
 	fs.StringVar(&frontendAddr, "frontend-addr", "127.0.0.1:9002", "address of the frontend")
-	if err := fs.Parse(args); err != nil {
+	fs.BoolVar(&accessLog, "access-log", true, "log one line per request at info (method, path, status, duration, actor); false logs them at debug")
+	if err := parse(fs, args, "Runs the metadata service (GMS) and the frontend until interrupted.", serveEnvironment, stdout, stderr); err != nil {
+		return err
+	}
+	if err := checkLogLevel(c.logLevel); err != nil {
 		return err
 	}
 	lim, err := limitsFrom(getenv)
@@ -52,6 +58,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
 	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger, lim.graphql), b.db.Ping, version, logger)
 	api.SetRequestTimeout(lim.requestTimeout)
+	if !accessLog {
+		api.SetAccessLogLevel(slog.LevelDebug)
+	}
 	servers := []*http.Server{lim.server(api.GMS()), lim.server(api.Frontend(gmsURL))}
 	listeners := []net.Listener{gmsLn, frontLn}
 	errc := make(chan error, len(servers))

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// errHelp is returned when a command printed its usage because it was
+// asked to: run treats it as success.
+var errHelp = errors.New("help requested")
+
+// parse parses args with fs. -h and --help print the usage to stdout and
+// return errHelp; a bad flag prints the usage to stderr; an argument that
+// is not a flag is an error, since every command takes flags only.
+func parse(fs *flag.FlagSet, args []string, about, trailer string, stdout, stderr io.Writer) error {
+	usage := func(w io.Writer) func() {
+		return func() {
+			fmt.Fprintf(w, "usage: %s [flags]\n\n", fs.Name())
+			if about != "" {
+				fmt.Fprintln(w, strings.TrimSpace(about))
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintln(w, "Flags:")
+			fs.SetOutput(w)
+			fs.PrintDefaults()
+			if trailer != "" {
+				fmt.Fprintln(w, trailer)
+			}
+		}
+	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage(stdout)()
+		return errHelp
+	case err != nil:
+		usage(stderr)()
+		return err
+	case fs.NArg() > 0:
+		return fmt.Errorf("%s: unexpected argument %q: every setting is a flag (see %s -h)", strings.TrimPrefix(fs.Name(), "catalogd "), fs.Arg(0), fs.Name())
+	}
+	return nil
+}
+
+// logLevels are the values of --log-level.
+var logLevels = []string{"debug", "info", "warn", "error"}
+
+func checkLogLevel(level string) error {
+	for _, l := range logLevels {
+		if strings.EqualFold(level, l) {
+			return nil
+		}
+	}
+	return fmt.Errorf("bad --log-level %q: use one of %s", level, strings.Join(logLevels, ", "))
+}
+
+// versionText is the version and, when the binary was built from a
+// repository, its commit.
+func versionText() string {
+	commit, dirty := "", false
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	switch {
+	case commit == "":
+		return "catalogd " + version
+	case dirty:
+		return fmt.Sprintf("catalogd %s (commit %s, with uncommitted changes)", version, commit)
+	}
+	return fmt.Sprintf("catalogd %s (commit %s)", version, commit)
+}
+
+// serveEnvironment is the environment serve reads, for its usage text.
+const serveEnvironment = `
+Environment:
+  DATABASE_URL                        the Postgres to use (else a container, else a local cluster in --data-dir)
+  METADATA_SERVICE_AUTH_ENABLED       false serves requests without a token (default true)
+  DATAHUB_TOKEN_SERVICE_SIGNING_KEY   HS256 key, 32+ characters (default: generated once, kept in the database)
+  DATAHUB_TOKEN_SERVICE_SALT          salt of stored token ids, 32+ characters (default: as the key)
+  DATAHUB_TOKEN_SERVICE_ISSUER        the tokens' iss (default datahub-metadata-service)
+  CATALOGD_ROOT_PASSWORD              the root user's password (default: generated and printed once)
+  CATALOGD_DB_TIMEOUT                 one database call (default 5s)
+  CATALOGD_REQUEST_TIMEOUT            one request end to end (default 30s)
+  CATALOGD_READ_TIMEOUT               reading one request (default 30s)
+  CATALOGD_IDLE_TIMEOUT               an idle kept-alive connection (default 120s)
+  CATALOGD_MAX_HEADER_BYTES           request headers (default 65536)
+  CATALOGD_GRAPHQL_MAX_TOKENS         tokens of a GraphQL document (default 15000)
+  CATALOGD_GRAPHQL_MAX_FIELDS         fields after fragment expansion (default 5000)
+  CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 25)
+  CATALOGD_GRAPHQL_MAX_SAME_NAME      one response name in one selection set (default 100)
+  CATALOGD_GRAPHQL_MAX_ERRORS         errors in one response (default 50)
+  CATALOGD_CLOCK_OFFSET               for conformance testing only: run the clock ahead (e.g. 25h)`
