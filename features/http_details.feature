@@ -23,11 +23,11 @@ Feature: How the HTTP tiers answer what they cannot serve
     And the answer explains itself in JSON with its status and a message
 
     Examples:
-      | flaw                              | status |
-      | whose body is not JSON            | 400    |
-      | whose body has no proposal        | 400    |
-      | for an action that is not served  | 400    |
-      | whose body is larger than a MiB   | 413    |
+      | flaw                             | status |
+      | whose body is not JSON           | 400    |
+      | whose body has no proposal       | 400    |
+      | for an action that is not served | 400    |
+      | whose body is larger than a MiB  | 413    |
 
   @id:httpx-03 @should @core
   Scenario Outline: A GraphQL request whose <parameter> is refused with status 400
@@ -36,12 +36,12 @@ Feature: How the HTTP tiers answer what they cannot serve
     And the answer explains itself in JSON with its status and a message
 
     Examples:
-      | parameter                   |
-      | query is blank              |
-      | variables are a list        |
-      | operationName is a number   |
-      | extensions are a string     |
-      | query key appears twice     |
+      | parameter                 |
+      | query is blank            |
+      | variables are a list      |
+      | operationName is a number |
+      | extensions are a string   |
+      | query key appears twice   |
 
   @id:httpx-04 @must @core
   Scenario: A GraphQL request with an operation name, extensions and null variables is answered
@@ -93,14 +93,14 @@ Feature: How the HTTP tiers answer what they cannot serve
     And the answer explains itself in JSON with its status and a message
 
     Examples:
-      | a malformed URN                      |
-      | a URN without an id                  |
-      | a URN without an entity type         |
-      | a URN whose entity type has a dash   |
-      | a URN with a tab in its id           |
-      | a URN of 1025 characters             |
-      | a URN with a NUL in its id           |
-      | a URN that is not valid UTF-8        |
+      | a malformed URN                    |
+      | a URN without an id                |
+      | a URN without an entity type       |
+      | a URN whose entity type has a dash |
+      | a URN with a tab in its id         |
+      | a URN of 1025 characters           |
+      | a URN with a NUL in its id         |
+      | a URN that is not valid UTF-8      |
 
   @id:httpx-11 @should @core @cap:entity-paths
   Scenario: An entity of a type the service does not know is not found
@@ -115,13 +115,16 @@ Feature: How the HTTP tiers answer what they cannot serve
     And the answer explains itself in JSON with its status and a message
 
     Examples:
-      | flaw                                       |
-      | that writes a policy                       |
-      | that writes an access token                |
-      | whose aspect is not one of the entity's    |
-      | whose aspect value is null                 |
-      | whose aspect value holds a NUL character   |
-      | whose aspect name is 200 letters long      |
+      | flaw                                              |
+      | that writes a policy                              |
+      | that writes an access token                       |
+      | whose aspect is not one of the entity's           |
+      | whose aspect value is null                        |
+      | whose aspect value holds a NUL character          |
+      | whose aspect value holds a NUL character in a key |
+      | whose aspect value holds a lone surrogate         |
+      | whose aspect name is not an identifier            |
+      | whose aspect name is 200 letters long             |
 
   @id:httpx-13 @should @core
   Scenario: A GraphQL request larger than a MiB sent to the frontend is refused with status 413

@@ -120,3 +120,17 @@ Feature: Ingestion
   Scenario: Ingestion clients can check the server without a token
     When someone without a token reads the server configuration
     Then the configuration says the server takes ingestion from DataHub's own clients
+
+  @id:ingest-15 @must @core
+  Scenario: A dataset made by ingestion has its key aspect
+    Given Ann is granted EDIT_ENTITY
+    When Ann ingests a description for a new dataset
+    Then the ingestion is acknowledged
+    And the dataset's key aspect names its platform, name and origin
+
+  @id:ingest-16 @must @core
+  Scenario: A tag made by ingestion has its key aspect
+    Given Ann is granted EDIT_ENTITY on tags
+    When Ann ingests the properties of a new tag
+    Then the ingestion is acknowledged
+    And the tag's key aspect names its id

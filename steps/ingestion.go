@@ -379,3 +379,54 @@ func ingestsAnotherDescription(ctx context.Context, name string) error {
 	w.last = w.attemptIngestDescription(c, c.gms, w.dataset)
 	return w.checkpoint()
 }
+
+// datasetKeyReadsBack checks the key aspect ingestion gives a new dataset:
+// DataHub writes an entity's key aspect with its first aspect, and shows it
+// on the entity path like any other.
+func datasetKeyReadsBack(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.dataset == nil {
+		return w.fail("no dataset was written")
+	}
+	a := w.readEntity(w.reader(), tierGMS, w.dataset.urn, false)
+	s, err := w.snapshotOf(a, "DatasetSnapshot")
+	if err != nil {
+		return err
+	}
+	var key struct {
+		Platform string `json:"platform"`
+		Name     string `json:"name"`
+		Origin   string `json:"origin"`
+	}
+	if err := w.aspect(s, "com.linkedin.metadata.key.DatasetKey", &key); err != nil {
+		return err
+	}
+	want := fmt.Sprintf("urn:li:dataset:(%s,%s,%s)", key.Platform, key.Name, key.Origin)
+	if want != w.dataset.urn {
+		return w.fail("%s: DatasetKey names platform %q, name %q, origin %q, which make %s, not %s", a.what, key.Platform, key.Name, key.Origin, want, w.dataset.urn)
+	}
+	return nil
+}
+
+// tagKeyReadsBack checks the key aspect ingestion gives a new tag.
+func tagKeyReadsBack(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.tag == nil {
+		return w.fail("no tag was written")
+	}
+	a := w.readEntity(w.reader(), tierGMS, w.tag.urn, false)
+	s, err := w.snapshotOf(a, "TagSnapshot")
+	if err != nil {
+		return err
+	}
+	var key struct {
+		Name string `json:"name"`
+	}
+	if err := w.aspect(s, "com.linkedin.metadata.key.TagKey", &key); err != nil {
+		return err
+	}
+	if key.Name != w.tag.id {
+		return w.fail("%s: TagKey names %q, expected the tag's id %q", a.what, key.Name, w.tag.id)
+	}
+	return nil
+}

@@ -180,6 +180,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` ingests a description for a new dataset in a proposal `+malformationNames+`$`, ingestsMalformed)
 	s.Step(`^the answer is a refusal of a bad request$`, refusedAsBadRequest)
 	s.Step(`^`+who+` ingests the properties of a new tag$`, ingestsTagProperties)
+	s.Step(`^the dataset's key aspect names its platform, name and origin$`, datasetKeyReadsBack)
+	s.Step(`^the tag's key aspect names its id$`, tagKeyReadsBack)
 	s.Step(`^`+who+` ingests the institutional memory of a new dataset$`, ingestsInstitutionalMemory)
 	s.Step(`^the dataset's institutional memory reads back through the `+tiers+` entity path$`, institutionalMemoryReadsBack)
 	s.Step(`^the dataset's description reads back through the `+tiers+` entity path$`, datasetDescriptionReadsBack)
