@@ -115,16 +115,17 @@ Feature: How the HTTP tiers answer what they cannot serve
     And the answer explains itself in JSON with its status and a message
 
     Examples:
-      | flaw                                              |
-      | that writes a policy                              |
-      | that writes an access token                       |
-      | whose aspect is not one of the entity's           |
-      | whose aspect value is null                        |
-      | whose aspect value holds a NUL character          |
-      | whose aspect value holds a NUL character in a key |
-      | whose aspect value holds a lone surrogate         |
-      | whose aspect name is not an identifier            |
-      | whose aspect name is 200 letters long             |
+      | flaw                                                   |
+      | that writes a policy                                   |
+      | that writes an access token                            |
+      | whose aspect is not one of the entity's                |
+      | whose aspect value is null                             |
+      | whose aspect value holds a NUL character               |
+      | whose aspect value holds a NUL character in a key      |
+      | whose aspect value holds a lone surrogate              |
+      | whose aspect name is not an identifier                 |
+      | for a dataset URN that is not (platform, name, origin) |
+      | whose aspect name is 200 letters long                  |
 
   @id:httpx-13 @should @core
   Scenario: A GraphQL request larger than a MiB sent to the frontend is refused with status 413

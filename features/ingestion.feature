@@ -134,3 +134,9 @@ Feature: Ingestion
     When Ann ingests the properties of a new tag
     Then the ingestion is acknowledged
     And the tag's key aspect names its id
+
+  @id:ingest-17 @must @core
+  Scenario: A user made by ingesting only their info has their key aspect
+    When the administrator ingests only the info of a new user
+    Then the ingestion is acknowledged
+    And the user's key aspect names their username

@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -150,6 +151,9 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 	if !known || !spec.ingestible {
 		return URN{}, Errorf(EBADREQUEST, "entity type %q cannot be ingested", urn.EntityType)
 	}
+	if urn.EntityType == EntityDataset && !datasetID.MatchString(urn.ID) {
+		return URN{}, Errorf(EBADREQUEST, "a dataset urn has the form urn:li:dataset:(urn:li:dataPlatform:<platform>,<name>,<origin>), not %s", Excerpt(urn.String()))
+	}
 	if !aspectNameShape(p.AspectName) || spec.className(p.AspectName) == "" {
 		return URN{}, Errorf(EBADREQUEST, "aspect %q is not an aspect of %s", truncate(p.AspectName, 100), urn.EntityType)
 	}
@@ -195,7 +199,7 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 }
 
 // keyAspect is the key aspect of an ingestible entity, derived from its
-// URN; false for an entity type, or a URN, it cannot be derived for.
+// URN; false for an entity type without one here.
 func keyAspect(urn URN) (string, any, bool) {
 	switch urn.EntityType {
 	case EntityCorpUser:
@@ -203,19 +207,17 @@ func keyAspect(urn URN) (string, any, bool) {
 	case EntityTag:
 		return AspectTagKey, map[string]string{"name": urn.ID}, true
 	case EntityDataset:
-		inner, ok := strings.CutPrefix(urn.ID, "(")
-		if inner, ok = strings.CutSuffix(inner, ")"); !ok {
+		m := datasetID.FindStringSubmatch(urn.ID)
+		if m == nil {
 			return "", nil, false
 		}
-		platform, rest, ok1 := strings.Cut(inner, ",")
-		i := strings.LastIndexByte(rest, ',')
-		if !ok1 || i <= 0 || i == len(rest)-1 {
-			return "", nil, false
-		}
-		return "datasetKey", map[string]string{"platform": platform, "name": rest[:i], "origin": rest[i+1:]}, true
+		return "datasetKey", map[string]string{"platform": m[1], "name": m[2], "origin": m[3]}, true
 	}
 	return "", nil, false
 }
+
+// datasetID is the id of a dataset URN: (<platform urn>,<name>,<origin>).
+var datasetID = regexp.MustCompile(`^\((urn:li:dataPlatform:[^,()]+),([^()]+),([A-Z_]+)\)$`)
 
 // holdsNUL says whether a decoded JSON value has U+0000 in a string or a
 // key: JSON allows it, the store (and DataHub's) cannot keep it.
@@ -241,15 +243,6 @@ func holdsNUL(v any) bool {
 
 // aspectNameShape says whether name looks like a PDL aspect name: a letter,
 // then letters and digits, at most 100 in all.
-func aspectNameShape(name string) bool {
-	if name == "" || len(name) > 100 {
-		return false
-	}
-	for i, r := range name {
-		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
-		if !letter && (i == 0 || r < '0' || r > '9') {
-			return false
-		}
-	}
-	return true
-}
+func aspectNameShape(name string) bool { return aspectName.MatchString(name) }
+
+var aspectName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,99}$`)

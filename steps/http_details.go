@@ -255,6 +255,9 @@ func adminIngestsFlawedProposal(ctx context.Context, flaw string) error {
 	case "whose aspect value holds a lone surrogate":
 		p.EntityType, p.EntityURN, p.AspectName = "dataset", datasetURN(id), "datasetProperties"
 		p.Aspect.Value = `{"description": "` + id + `\ud800"}`
+	case "for a dataset URN that is not (platform, name, origin)":
+		p.EntityType, p.EntityURN, p.AspectName = "dataset", "urn:li:dataset:"+id, "datasetProperties"
+		p.Aspect.Value = `{"description": "` + id + `"}`
 	case "whose aspect name is not an identifier":
 		p.EntityType, p.EntityURN, p.AspectName = "dataset", datasetURN(id), "catalogspec-aspect"
 		p.Aspect.Value = `{"description": "` + id + `"}`
@@ -315,7 +318,7 @@ func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the answer is marked nosniff$`, answerIsNosniff)
 	s.Step(`^the challenge does not say the token is invalid$`, challengeDoesNotSayInvalid)
 	s.Step(`^the administrator reads an entity by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id|a URN that is not valid UTF-8) through the entity path$`, adminReadsEntityByMalformedURN)
-	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null|whose aspect value holds a NUL character|whose aspect value holds a NUL character in a key|whose aspect value holds a lone surrogate|whose aspect name is not an identifier|whose aspect name is 200 letters long)$`, adminIngestsFlawedProposal)
+	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null|whose aspect value holds a NUL character|whose aspect value holds a NUL character in a key|whose aspect value holds a lone surrogate|whose aspect name is not an identifier|for a dataset URN that is not \(platform, name, origin\)|whose aspect name is 200 letters long)$`, adminIngestsFlawedProposal)
 	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
 	s.Step(`^the administrator reads an entity of a type the service does not know through the entity path$`, adminReadsEntityOfUnknownType)
 }

@@ -14,6 +14,7 @@ import (
 // datasetState is the dataset a scenario writes, or means to.
 type datasetState struct {
 	dataset *datasetRecord
+	newUser *person // a user made by ingestion in the scenario's When
 }
 
 // proposal is the body of POST /aspects?action=ingestProposal: one aspect
@@ -427,6 +428,43 @@ func tagKeyReadsBack(ctx context.Context) error {
 	}
 	if key.Name != w.tag.id {
 		return w.fail("%s: TagKey names %q, expected the tag's id %q", a.what, key.Name, w.tag.id)
+	}
+	return nil
+}
+
+// adminIngestsOnlyUserInfo makes a user by ingesting its corpUserInfo alone,
+// as a client that does not send key aspects would.
+func adminIngestsOnlyUserInfo(ctx context.Context) error {
+	w := theWorld(ctx)
+	p := w.person("Ulla")
+	w.newUser = p
+	info := corpUserInfo{Active: true, DisplayName: p.name + " (catalogspec)", Email: p.username + "@example.com"}
+	c := w.admin()
+	a := w.ingest(c, c.gms, "corpuser", p.urn, "corpUserInfo", info)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// userKeyReadsBack checks the key aspect ingestion gave the new user.
+func userKeyReadsBack(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.newUser == nil {
+		return w.fail("no user was written")
+	}
+	a := w.readEntity(w.admin(), tierGMS, w.newUser.urn, false)
+	s, err := w.snapshotOf(a, "CorpUserSnapshot")
+	if err != nil {
+		return err
+	}
+	var key struct {
+		Username string `json:"username"`
+	}
+	if err := w.aspect(s, "com.linkedin.metadata.key.CorpUserKey", &key); err != nil {
+		return err
+	}
+	if key.Username != w.newUser.username {
+		return w.fail("%s: CorpUserKey names %q, expected %q", a.what, key.Username, w.newUser.username)
 	}
 	return nil
 }

@@ -182,6 +182,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` ingests the properties of a new tag$`, ingestsTagProperties)
 	s.Step(`^the dataset's key aspect names its platform, name and origin$`, datasetKeyReadsBack)
 	s.Step(`^the tag's key aspect names its id$`, tagKeyReadsBack)
+	s.Step(`^the administrator ingests only the info of a new user$`, adminIngestsOnlyUserInfo)
+	s.Step(`^the user's key aspect names their username$`, userKeyReadsBack)
 	s.Step(`^`+who+` ingests the institutional memory of a new dataset$`, ingestsInstitutionalMemory)
 	s.Step(`^the dataset's institutional memory reads back through the `+tiers+` entity path$`, institutionalMemoryReadsBack)
 	s.Step(`^the dataset's description reads back through the `+tiers+` entity path$`, datasetDescriptionReadsBack)

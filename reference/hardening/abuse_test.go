@@ -189,6 +189,21 @@ func TestAbuseConnections(t *testing.T) {
 		}
 		t.Logf("401 and closed after %s", took)
 	})
+	t.Run("a body with two Authorization headers is refused before it is read", func(t *testing.T) {
+		for _, base := range []string{in.gms, in.frontend} {
+			h := strings.TrimPrefix(base, "http://")
+			conn, err := net.Dial("tcp", h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "POST /api/graphql HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", h)
+			got, _ := closedWithin(t, conn, 1500*time.Millisecond)
+			conn.Close()
+			if !strings.HasPrefix(got, "HTTP/1.1 400") {
+				t.Fatalf("%s: want 400 at once, got %.200q", base, got)
+			}
+		}
+	})
 	t.Run("a body sent a byte at a time is cut at the read timeout", func(t *testing.T) {
 		conn, err := net.Dial("tcp", host)
 		if err != nil {
@@ -300,6 +315,9 @@ func TestBadInput(t *testing.T) {
 		{"a 900 KB URN argument", func() *http.Request {
 			return gql(t, in, in.admin, `query T($u: String!) { tag(urn: $u) { urn } }`, map[string]any{"u": huge[:500<<10]}, "")
 		}, 200, "invalid urn"},
+		{"a 60 KB URN in the entity path", func() *http.Request {
+			return request(t, "GET", in.gms+"/entities/"+huge[:60<<10], in.admin, "", nil)
+		}, 400, "invalid urn"},
 		{"two query keys", func() *http.Request {
 			return request(t, "POST", in.gms+"/api/graphql", in.admin, "application/json", twoQueries)
 		}, 400, "more than once"},

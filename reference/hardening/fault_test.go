@@ -103,6 +103,10 @@ func TestDatabaseFaults(t *testing.T) {
 		"entityType": "dataset", "entityUrn": "urn:li:dataset:(urn:li:dataPlatform:hive,fault.t,PROD)", "changeType": "UPSERT",
 		"aspectName": "datasetProperties", "aspect": map[string]any{"value": `{"description":"x"}`, "contentType": "application/json"},
 	}})
+	ingestKey, _ := json.Marshal(map[string]any{"proposal": map[string]any{
+		"entityType": "corpuser", "entityUrn": "urn:li:corpuser:fault", "changeType": "UPSERT",
+		"aspectName": "corpUserKey", "aspect": map[string]any{"value": `{"username":"fault"}`, "contentType": "application/json"},
+	}})
 	// unavailable checks each API path answers 503 with Retry-After in time.
 	unavailable := func(t *testing.T) {
 		t.Helper()
@@ -163,6 +167,9 @@ func TestDatabaseFaults(t *testing.T) {
 			}},
 			{"POST /aspects (auth off)", func() response {
 				return open.do(t, "POST", open.gms+"/aspects?action=ingestProposal", "", "application/json", ingest)
+			}},
+			{"POST /aspects, a key aspect (auth off)", func() response {
+				return open.do(t, "POST", open.gms+"/aspects?action=ingestProposal", "", "application/json", ingestKey)
 			}},
 		}...)
 		// All at once: each may take up to the database timeout.

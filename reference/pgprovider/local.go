@@ -211,12 +211,29 @@ func (c *cluster) run(ctx context.Context, cmd *exec.Cmd) error {
 // provideLocal creates (or reuses) a cluster, starts it and creates the
 // DatabaseName database. On any failure, including ctx being cancelled, it
 // stops and removes what it started.
-func provideLocal(ctx context.Context, bins pgBinaries, dataDir string) (db *Database, desc string, err error) {
+func provideLocal(ctx context.Context, bins pgBinaries, dataDir string, mustExist bool) (db *Database, desc string, err error) {
 	o, err := serverOwner()
 	if err != nil {
 		return nil, "", err
 	}
 	c := &cluster{bins: bins, owner: o}
+	if dataDir != "" {
+		abs, err := filepath.Abs(dataDir)
+		if err != nil {
+			return nil, "", err
+		}
+		if _, err := os.Stat(filepath.Join(abs, "PG_VERSION")); err != nil && mustExist {
+			return nil, "", fmt.Errorf("no database in %s (looked for a PostgreSQL cluster there): start `catalogd serve` with this --data-dir first, or pass the service's --data-dir or DATABASE_URL", abs)
+		}
+		// A server already running on the directory (another catalogd, or
+		// one left behind) is used as it is: never stopped, never a second.
+		c.dataDir = abs
+		if port, ok := c.runningPort(ctx); ok {
+			url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", superuser, port, DatabaseName)
+			desc := fmt.Sprintf("%s@127.0.0.1:%d/%s, the server already running on data directory %s (%s)", superuser, port, DatabaseName, abs, bins.dir)
+			return &Database{URL: url, Source: SourceLocal}, desc, nil
+		}
+	}
 	// From here on, every failure cleans up what exists so far.
 	defer func() {
 		if err != nil {
@@ -293,10 +310,6 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string) (db *Dat
 // creating one when the directory is missing or empty.
 func (c *cluster) prepareDataDir(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(c.dataDir, "PG_VERSION")); err == nil {
-		// A server left running (say, by a killed process) holds the lock.
-		if c.run(ctx, c.command(ctx, c.bins.pgctl, "status", "-D", c.dataDir)) == nil {
-			return fmt.Errorf("a PostgreSQL server is already running on %s; stop it with: %s stop -D %s", c.dataDir, c.bins.pgctl, c.dataDir)
-		}
 		return c.ensureInclude()
 	}
 	// Parents we create must stay traversable for the server's OS user.
@@ -406,6 +419,52 @@ func (c *cluster) writeConf() error {
 	return c.writeOwned(filepath.Join(c.dataDir, localConfFile), b.String())
 }
 
+// runningPort returns the port of a server running on the cluster's data
+// directory, from its postmaster.pid, when pg_ctl says one runs.
+func (c *cluster) runningPort(ctx context.Context) (int, bool) {
+	b, err := os.ReadFile(filepath.Join(c.dataDir, "postmaster.pid"))
+	if err != nil {
+		return 0, false
+	}
+	if c.run(ctx, c.command(ctx, c.bins.pgctl, "status", "-D", c.dataDir)) != nil {
+		return 0, false // a stale pid file
+	}
+	// Lines: pid, data directory, start time, port, socket directory, ...
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 4 {
+		return 0, false
+	}
+	port, err := strconv.Atoi(strings.TrimSpace(lines[3]))
+	return port, err == nil && port > 0
+}
+
+// previousPort is the port the cluster last ran on, from localConfFile: a
+// persistent cluster keeps it while it is free, so the URL logged for it
+// stays valid across restarts.
+func (c *cluster) previousPort() int {
+	b, err := os.ReadFile(filepath.Join(c.dataDir, localConfFile))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "port = "); ok {
+			if p, err := strconv.Atoi(strings.TrimSpace(v)); err == nil {
+				return p
+			}
+		}
+	}
+	return 0
+}
+
+// portFree says whether 127.0.0.1:port can be listened on now.
+func portFree(port int) bool {
+	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+	if err != nil {
+		return false
+	}
+	return l.Close() == nil
+}
+
 // freePort asks the kernel for a free port on 127.0.0.1.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -420,10 +479,17 @@ func freePort() (int, error) {
 // the chosen one was taken in the meantime.
 func (c *cluster) start(ctx context.Context) error {
 	var lastErr error
+	previous := 0
+	if c.persistent {
+		previous = c.previousPort()
+	}
 	for attempt := 0; attempt < startAttempts; attempt++ {
 		port, err := freePort()
 		if err != nil {
 			return err
+		}
+		if attempt == 0 && previous > 0 && portFree(previous) {
+			port = previous
 		}
 		c.port = port
 		if err := c.writeConf(); err != nil {

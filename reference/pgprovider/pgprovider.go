@@ -64,7 +64,25 @@ type Options struct {
 	Logger *slog.Logger
 	// Image is the container image; "" means DefaultImage.
 	Image string
+	// Containers says whether Provide may start a container:
+	// ContainersAuto (the zero value) when a Docker engine answers,
+	// ContainersNever, or ContainersOnly.
+	Containers ContainerPolicy
+	// MustExist, with DataDir, uses the cluster already in DataDir (running
+	// or not) and never creates one: for a command that must reach the
+	// database a service already uses.
+	MustExist bool
 }
+
+// ContainerPolicy says when Provide starts a container.
+type ContainerPolicy int
+
+// The container policies.
+const (
+	ContainersAuto ContainerPolicy = iota
+	ContainersNever
+	ContainersOnly
+)
 
 // Database is a PostgreSQL database ready for use. Call Close when done.
 type Database struct {
@@ -150,7 +168,9 @@ func provide(ctx context.Context, opts Options, pgRoot string) (*Database, error
 
 	// 2. testcontainers-go, when a Docker engine answers.
 	var containerErr error
-	if err := dockerAvailable(ctx, getenv); err != nil {
+	if opts.Containers == ContainersNever {
+		containerErr = errors.New("not asked for")
+	} else if err := dockerAvailable(ctx, getenv); err != nil {
 		logger.Debug("pgprovider: no Docker engine, skipping testcontainers", "reason", err.Error())
 		containerErr = err
 	} else {
@@ -166,6 +186,10 @@ func provide(ctx context.Context, opts Options, pgRoot string) (*Database, error
 		containerErr = err
 	}
 
+	if opts.Containers == ContainersOnly {
+		return nil, fmt.Errorf("pgprovider: a PostgreSQL container was asked for and none could be started: %w", containerErr)
+	}
+
 	// 3. Local server binaries.
 	bins, err := findBinaries(pgRoot)
 	if err != nil {
@@ -176,7 +200,7 @@ func provide(ctx context.Context, opts Options, pgRoot string) (*Database, error
 			"(3) install PostgreSQL server binaries, e.g. `apt-get install postgresql` "+
 			"(docker: %v; local binaries: %v)", imageOrDefault(opts.Image), containerErr, err)
 	}
-	db, desc, err := provideLocal(ctx, bins, opts.DataDir)
+	db, desc, err := provideLocal(ctx, bins, opts.DataDir, opts.MustExist)
 	if err != nil {
 		return nil, fmt.Errorf("pgprovider: local PostgreSQL (%s): %w", bins.dir, err)
 	}

@@ -132,7 +132,7 @@ func (r *report) summary() string {
 		}
 		if r.opts.faults {
 			suiteKilled := c[statusKilled] + c[statusTimeout] - byFaults
-			fmt.Fprintf(&b, "  by the suite: %d (%.1f%%); by the fault test, after the suite passed: %d\n", suiteKilled, 100*float64(suiteKilled)/float64(v), byFaults)
+			fmt.Fprintf(&b, "  by the suite: %d (%.1f%%); by the hardening tests (faults, abuse), after the suite passed: %d\n", suiteKilled, 100*float64(suiteKilled)/float64(v), byFaults)
 		}
 	} else {
 		fmt.Fprintln(&b, "kill rate: n/a (no viable mutant ran)")

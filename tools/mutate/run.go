@@ -403,7 +403,7 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 		case f.passed:
 			res.status = statusSurvived
 		default:
-			res.status, res.detail, res.byFaults = statusKilled, "the fault test: "+f.why, true
+			res.status, res.detail, res.byFaults = statusKilled, "the hardening tests: "+f.why, true
 		}
 	case run.passed:
 		res.status = statusSurvived
@@ -413,11 +413,16 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 	return res
 }
 
-// faultTest runs reference/hardening's TestDatabaseFaults against the
-// catalogd at bin: PostgreSQL stopped and frozen under load, every path
-// expected to answer 503 and every acknowledged write kept. It reaches the
-// branches that run only when the database fails, which no black-box
-// suite against a healthy target can.
+// hardeningTests are the tests of reference/hardening run on a mutant the
+// suite lets through: the fault test and the abuse tests.
+const hardeningTests = "TestDatabaseFaults|TestBadInput|TestAbuseDocuments|TestAbuseConnections"
+
+// faultTest runs reference/hardening's tests against the catalogd at bin:
+// PostgreSQL stopped and frozen under load (every path expected to answer
+// 503, every acknowledged write kept), hostile documents, slow and stalled
+// connections, and bad input. They reach what no black-box suite against a
+// healthy target can: the branches that run only when the database fails,
+// and the bounds that only an attacker meets.
 func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, error) {
 	run := suiteRun{log: filepath.Join(dir, "faults.log")}
 	logFile, err := os.Create(run.log)
@@ -427,7 +432,7 @@ func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, erro
 	defer logFile.Close()
 	tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, r.faultsBin, "-test.run", "^TestDatabaseFaults$", "-test.count=1")
+	cmd := exec.CommandContext(tctx, r.faultsBin, "-test.run", "^("+hardeningTests+")$", "-test.count=1")
 	cmd.Dir = filepath.Join(r.src, "reference", "hardening")
 	cmd.Env = append(append([]string(nil), r.env...), "CATALOGSPEC_HARDENING_CATALOGD="+bin)
 	var out strings.Builder
@@ -455,10 +460,10 @@ func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, erro
 	var first string
 	for _, line := range strings.Split(out.String(), "\n") {
 		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "fault_test.go:") && !strings.HasPrefix(line, "harness_test.go:") {
+		if !strings.HasPrefix(line, "fault_test.go:") && !strings.HasPrefix(line, "harness_test.go:") && !strings.HasPrefix(line, "abuse_test.go:") {
 			continue
 		}
-		if strings.Contains(line, "want ") || strings.Contains(line, "missing") || strings.Contains(line, "refused with") || strings.Contains(line, "not recovered") {
+		if strings.Contains(line, "want ") || strings.Contains(line, "missing") || strings.Contains(line, "refused with") || strings.Contains(line, "not recovered") || strings.Contains(line, "still held") || strings.Contains(line, "does not say") {
 			first = line
 			break
 		}

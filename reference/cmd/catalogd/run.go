@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -67,11 +70,34 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 type common struct {
 	dataDir  string
 	logLevel string
+	// postgres is where serve gets a database without DATABASE_URL:
+	// "local" (a cluster in --data-dir) or "container".
+	postgres string
+	// existing: use only a database the service already has (token create).
+	existing bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.dataDir, "data-dir", ".catalogd/pgdata", "where a local Postgres cluster keeps its data when DATABASE_URL is unset and no Docker engine answers")
+	fs.StringVar(&c.dataDir, "data-dir", defaultDataDir(), "where the local Postgres cluster keeps its data when DATABASE_URL is unset (kept across restarts)")
 	fs.StringVar(&c.logLevel, "log-level", "info", "one of "+strings.Join(logLevels, ", "))
+}
+
+// defaultDataDir is where a local cluster lives unless --data-dir says
+// otherwise: the same place from any working directory, so that `token
+// create` finds the database `serve` uses. As root (whose home the
+// postgres user cannot enter) it is /var/lib/catalogd/pgdata; otherwise
+// $XDG_STATE_HOME/catalogd/pgdata, or ~/.local/state/catalogd/pgdata.
+func defaultDataDir() string {
+	if os.Geteuid() == 0 {
+		return "/var/lib/catalogd/pgdata"
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "catalogd", "pgdata")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "catalogd", "pgdata")
+	}
+	return filepath.Join(".catalogd", "pgdata")
 }
 
 func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
@@ -116,7 +142,12 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 			b.close()
 		}
 	}()
-	b.provided, err = pgprovider.Provide(ctx, pgprovider.Options{DataDir: c.dataDir, Getenv: getenv, Logger: logger})
+	opts := pgprovider.Options{DataDir: c.dataDir, Getenv: getenv, Logger: logger, Containers: pgprovider.ContainersNever, MustExist: c.existing}
+	if c.postgres == "container" {
+		// A throw-away database, only when asked for: its data goes at exit.
+		opts.DataDir, opts.Containers = "", pgprovider.ContainersOnly
+	}
+	b.provided, err = pgprovider.Provide(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,7 +205,16 @@ func secret(ctx context.Context, db *postgres.DB, getenv func(string) string, en
 		if len(v) < 32 {
 			return nil, fmt.Errorf("%s must be at least 32 characters", env)
 		}
-		return []byte(v), nil
+		// The database keeps the value every replica and `token create`
+		// use: the environment may set it first, never contradict it.
+		stored, err := db.Secret(ctx, name, func() ([]byte, error) { return []byte(v), nil })
+		if err != nil {
+			return nil, err
+		}
+		if subtle.ConstantTimeCompare(stored, []byte(v)) != 1 {
+			return nil, fmt.Errorf("%s differs from the %s this database already holds, which its tokens are signed with: unset it to use the stored one (a token made with the other would be refused)", env, strings.ReplaceAll(name, "_", " "))
+		}
+		return stored, nil
 	}
 	return db.Secret(ctx, name, nil)
 }

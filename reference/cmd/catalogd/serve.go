@@ -29,12 +29,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	c.register(fs)
 	fs.StringVar(&gmsAddr, "gms-addr", "127.0.0.1:8080", "address of the metadata service (GMS)")
 	fs.StringVar(&frontendAddr, "frontend-addr", "127.0.0.1:9002", "address of the frontend")
+	fs.StringVar(&c.postgres, "postgres", "local", "without DATABASE_URL: local (a cluster in --data-dir, kept) or container (a throw-away one, needs Docker)")
 	fs.BoolVar(&accessLog, "access-log", true, "log one line per request at info (method, path, status, duration, actor); false logs them at debug")
 	if err := parse(fs, args, "Runs the metadata service (GMS) and the frontend until interrupted.", serveEnvironment, stdout, stderr); err != nil {
 		return err
 	}
 	if err := checkLogLevel(c.logLevel); err != nil {
 		return err
+	}
+	if c.postgres != "local" && c.postgres != "container" {
+		return fmt.Errorf("bad --postgres %q: use local or container", c.postgres)
 	}
 	lim, err := limitsFrom(getenv)
 	if err != nil {

@@ -21,6 +21,9 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 		actor, name, duration, descr string
 	)
 	c.register(fs)
+	// The token must be one the running service accepts: its database, and
+	// so its signing key, never a new one.
+	c.existing = true
 	fs.StringVar(&actor, "actor", reference.RootUser.String(), "URN of the user the token acts as")
 	fs.StringVar(&name, "name", "", "name of the token (required)")
 	fs.StringVar(&descr, "description", "", "description of the token")
