@@ -99,3 +99,13 @@ Feature: GraphQL over HTTP
     Then the answer has status 200
     And the answer is DataHub's "unauthorized" GraphQL error
     And the tag does not exist
+
+  @id:http-13 @must @core
+  Scenario: The schema can be introspected
+    When Ann asks the GraphQL endpoint to describe its schema
+    Then the answer describes a schema whose queries include me and tag
+
+  @id:http-14 @must @core
+  Scenario: A question about one type of the schema, with variables, is answered
+    When Ann asks the GraphQL endpoint about the type Tag, naming it in a variable
+    Then the answer names the type Tag, with no errors

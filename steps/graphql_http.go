@@ -172,3 +172,94 @@ func answerComesAs(ctx context.Context, mediaType string) error {
 	}
 	return nil
 }
+
+// introspectionQuery is the schema question GraphiQL asks, cut to what the
+// step reads.
+const introspectionQuery = `query IntrospectionQuery {
+  __schema {
+    queryType { name fields { name } }
+    mutationType { name }
+    types { kind name }
+  }
+}`
+
+func asksForSchema(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	a := w.graphql(c, introspectionQuery, nil)
+	a.what = name + " asking the GraphQL endpoint to describe its schema"
+	a.noEffect = nothingToCheck // a read
+	w.last = a
+	return w.checkpoint()
+}
+
+func schemaDescribed(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	var schema struct {
+		QueryType struct {
+			Name   string `json:"name"`
+			Fields []struct {
+				Name string `json:"name"`
+			} `json:"fields"`
+		} `json:"queryType"`
+		Types []struct {
+			Name string `json:"name"`
+		} `json:"types"`
+	}
+	if err := a.data("__schema", &schema); err != nil {
+		return w.failed(err)
+	}
+	queries := map[string]bool{}
+	for _, f := range schema.QueryType.Fields {
+		queries[f.Name] = true
+	}
+	if !queries["me"] || !queries["tag"] {
+		return w.fail("%s: the query type %q lists %d fields, without me or tag", a.what, schema.QueryType.Name, len(schema.QueryType.Fields))
+	}
+	return nil
+}
+
+func asksAboutType(ctx context.Context, name, typ string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	a := w.graphql(c, `query Type($name: String!) { __type(name: $name) { name kind } }`, map[string]any{"name": typ})
+	a.what = fmt.Sprintf("%s asking about the type %s in a variable", name, typ)
+	a.noEffect = nothingToCheck // a read
+	w.last = a
+	return w.checkpoint()
+}
+
+func typeNamed(ctx context.Context, typ string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	if len(g.Errors) > 0 {
+		return w.fail("%s was answered with errors: %s", a.what, g.Errors[0].Message)
+	}
+	var t *struct {
+		Name string `json:"name"`
+	}
+	if err := a.data("__type", &t); err != nil {
+		return w.failed(err)
+	}
+	if t == nil || t.Name != typ {
+		return w.fail("%s: __type is %+v, expected the type %s", a.what, t, typ)
+	}
+	return nil
+}

@@ -29,6 +29,10 @@ func registerSteps(s stepRegistrar) {
 	registerHTTPDetailSteps(s)
 	registerTagRequestSteps(s)
 	registerHostileSteps(s)
+	s.Step(`^`+who+` asks the GraphQL endpoint to describe its schema$`, asksForSchema)
+	s.Step(`^the answer describes a schema whose queries include me and tag$`, schemaDescribed)
+	s.Step(`^`+who+` asks the GraphQL endpoint about the type (\w+), naming it in a variable$`, asksAboutType)
+	s.Step(`^the answer names the type (\w+), with no errors$`, typeNamed)
 	// People and their tokens.
 	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
 	s.Step(`^`+who+` is a user$`, isAUser)

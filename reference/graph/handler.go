@@ -24,6 +24,10 @@ func NewHandler(svc *reference.Service, version string, logger *slog.Logger, lim
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{Service: svc, Version: version}}))
 	srv.AddTransport(transport.POST{})
 	srv.Use(limitsExtension{limits: limits.withDefaults()})
+	if !limits.NoIntrospection {
+		// DataHub serves introspection; GraphiQL and code generators need it.
+		srv.Use(extension.Introspection{})
+	}
 	srv.Use(extension.FixedComplexityLimit(500))
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		return presentError(ctx, err, logger)

@@ -31,6 +31,9 @@ type Limits struct {
 	SameName int
 	// Errors bounds how many errors one response reports.
 	Errors int
+	// NoIntrospection turns the schema's introspection (__schema, __type)
+	// off, for operators who would rather not publish it.
+	NoIntrospection bool
 }
 
 // DefaultLimits are far above any operation of the contract and of
@@ -56,6 +59,7 @@ func (l Limits) withDefaults() Limits {
 	if l.Errors > 0 {
 		d.Errors = l.Errors
 	}
+	d.NoIntrospection = l.NoIntrospection
 	return d
 }
 

@@ -102,4 +102,5 @@ Environment:
   CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 25)
   CATALOGD_GRAPHQL_MAX_SAME_NAME      one response name in one selection set (default 100)
   CATALOGD_GRAPHQL_MAX_ERRORS         errors in one response (default 50)
+  CATALOGD_GRAPHQL_INTROSPECTION      false turns __schema and __type off (default true)
   CATALOGD_CLOCK_OFFSET               for conformance testing only: run the clock ahead (e.g. 25h)`

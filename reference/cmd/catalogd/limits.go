@@ -67,6 +67,13 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_GRAPHQL_MAX_SAME_NAME", &l.graphql.SameName},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
 	}
+	if v := strings.TrimSpace(getenv("CATALOGD_GRAPHQL_INTROSPECTION")); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return limits{}, fmt.Errorf("CATALOGD_GRAPHQL_INTROSPECTION must be true or false, not %q", v)
+		}
+		l.graphql.NoIntrospection = !on
+	}
 	for _, c := range counts {
 		v := strings.TrimSpace(getenv(c.name))
 		if v == "" {
