@@ -142,7 +142,7 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 		return URN{}, err
 	}
 	if p.EntityType != "" && !strings.EqualFold(p.EntityType, urn.EntityType) {
-		return URN{}, Errorf(EBADREQUEST, "entityType %q does not match the urn's %q", truncate(p.EntityType, 50), urn.EntityType)
+		return URN{}, Errorf(EBADREQUEST, "entityType %q does not match the urn's %q", Truncate(p.EntityType, 50), urn.EntityType)
 	}
 	if p.ChangeType != "UPSERT" {
 		return URN{}, Errorf(EBADREQUEST, "changeType must be UPSERT")
@@ -155,7 +155,7 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 		return URN{}, Errorf(EBADREQUEST, "a dataset urn has the form urn:li:dataset:(urn:li:dataPlatform:<platform>,<name>,<origin>), not %s", Excerpt(urn.String()))
 	}
 	if !aspectNameShape(p.AspectName) || spec.className(p.AspectName) == "" {
-		return URN{}, Errorf(EBADREQUEST, "aspect %q is not an aspect of %s", truncate(p.AspectName, 100), urn.EntityType)
+		return URN{}, Errorf(EBADREQUEST, "aspect %q is not an aspect of %s", Truncate(p.AspectName, 100), urn.EntityType)
 	}
 	if p.Aspect == nil {
 		return URN{}, Errorf(EBADREQUEST, "aspect is missing")
@@ -167,7 +167,7 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 	if err := json.Unmarshal([]byte(p.Aspect.Value), &value); err != nil || value == nil {
 		return URN{}, Errorf(EBADREQUEST, "aspect value must be a JSON object in a string")
 	}
-	if holdsNUL(value) {
+	if HoldsNUL(value) {
 		return URN{}, Errorf(EBADREQUEST, "aspect value may not contain U+0000 (NUL) in any string or key")
 	}
 	caller, err := s.require(ctx, urn, PrivEditEntity)
@@ -219,21 +219,21 @@ func keyAspect(urn URN) (string, any, bool) {
 // datasetID is the id of a dataset URN: (<platform urn>,<name>,<origin>).
 var datasetID = regexp.MustCompile(`^\((urn:li:dataPlatform:[^,()]+),([^()]+),([A-Z_]+)\)$`)
 
-// holdsNUL says whether a decoded JSON value has U+0000 in a string or a
+// HoldsNUL says whether a decoded JSON value has U+0000 in a string or a
 // key: JSON allows it, the store (and DataHub's) cannot keep it.
-func holdsNUL(v any) bool {
+func HoldsNUL(v any) bool {
 	switch t := v.(type) {
 	case string:
 		return strings.ContainsRune(t, 0)
 	case map[string]any:
 		for k, e := range t {
-			if strings.ContainsRune(k, 0) || holdsNUL(e) {
+			if strings.ContainsRune(k, 0) || HoldsNUL(e) {
 				return true
 			}
 		}
 	case []any:
 		for _, e := range t {
-			if holdsNUL(e) {
+			if HoldsNUL(e) {
 				return true
 			}
 		}

@@ -50,6 +50,10 @@ func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// RetryAfterSeconds is the Retry-After every transport gives an
+// EUNAVAILABLE answer.
+const RetryAfterSeconds = "2"
+
 // ErrUnavailable is the answer while the store does not answer.
 var ErrUnavailable = &Error{Code: EUNAVAILABLE, Message: UnavailableMessage}
 

@@ -116,7 +116,7 @@ func (p *Policy) Validate() error {
 	}
 	for _, priv := range p.Privileges {
 		if !slices.Contains(known, priv) {
-			return Errorf(EBADREQUEST, "privilege %q is not a %s privilege", truncate(priv, 100), p.Type)
+			return Errorf(EBADREQUEST, "privilege %q is not a %s privilege", Truncate(priv, 100), p.Type)
 		}
 	}
 	for _, u := range p.Actors.Users {

@@ -47,7 +47,7 @@ func (s *Service) CreateTag(ctx context.Context, in CreateTagInput) (URN, error)
 		return URN{}, Errorf(EBADREQUEST, "tag name must not be empty")
 	}
 	if len(id) > 256 || strings.ContainsAny(id, ":,()/ \t\r\n") {
-		return URN{}, Errorf(EBADREQUEST, "tag id %q must be at most 256 characters with no ':', ',', '(', ')', '/' or spaces", truncate(id, 100))
+		return URN{}, Errorf(EBADREQUEST, "tag id %q must be at most 256 characters with no ':', ',', '(', ')', '/' or spaces", Truncate(id, 100))
 	}
 	urn := URN{EntityType: EntityTag, ID: id}
 	key, err := s.newAspect(caller, urn, AspectTagKey, map[string]string{"name": id})

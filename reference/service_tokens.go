@@ -129,7 +129,7 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	}
 	for field := range in.Filters {
 		if field != "ownerUrn" && field != "actorUrn" && field != "name" {
-			return nil, 0, Errorf(EBADREQUEST, "cannot filter access tokens by %q", truncate(field, 50))
+			return nil, 0, Errorf(EBADREQUEST, "cannot filter access tokens by %q", Truncate(field, 50))
 		}
 	}
 	held, err := s.holds(ctx, caller, URN{}, PrivManageAccessTokens, PrivGenerateAccessTokens)

@@ -36,7 +36,7 @@ var durations = map[string]time.Duration{
 func TokenLifetime(name string) (time.Duration, error) {
 	d, ok := durations[name]
 	if !ok {
-		return 0, Errorf(EBADREQUEST, "unknown token duration %q", truncate(name, 50))
+		return 0, Errorf(EBADREQUEST, "unknown token duration %q", Truncate(name, 50))
 	}
 	return d, nil
 }

@@ -58,10 +58,10 @@ var (
 	SystemUser = UserURN("__datahub_system")
 )
 
-// truncate shortens client input for an error message to at most n bytes,
-// cut at a character boundary: a message quotes a short prefix, never the
-// input whole.
-func truncate(s string, n int) string {
+// Truncate shortens client input for an error message to at most n bytes
+// and "…", cut at a character boundary: a message quotes a short prefix,
+// never the input whole.
+func Truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

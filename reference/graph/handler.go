@@ -42,9 +42,6 @@ func NewHandler(svc *reference.Service, version string, logger *slog.Logger, lim
 	})
 }
 
-// RetryAfter is the Retry-After, in seconds, of a 503.
-const RetryAfter = "2"
-
 // unavailableKey marks, in a request's context, that a resolver found the
 // store unavailable: the response is then a 503 with Retry-After, as the
 // other API paths answer, rather than a 200 carrying a SERVER_ERROR.
@@ -68,7 +65,7 @@ func (w *unavailableWriter) WriteHeader(code int) {
 	}
 	w.wrote = true
 	if w.flag.Load() {
-		w.Header().Set("Retry-After", RetryAfter)
+		w.Header().Set("Retry-After", reference.RetryAfterSeconds)
 		code = http.StatusServiceUnavailable
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -116,17 +116,11 @@ func CheckDocument(query, operationName string, variables map[string]any, l Limi
 	if operationName != "" && doc.Operations.ForName(operationName) == nil {
 		return refusal("the document has no operation named " + reference.Excerpt(operationName))
 	}
-	c := counter{doc: doc, limits: l, fragments: map[string]*fragmentCost{}, names: map[string][]string{}}
+	c := counter{doc: doc, limits: l, fragments: map[string]*cost{}, names: map[string][]string{}}
 	for _, op := range doc.Operations {
-		cost, err := c.selectionSet(op.SelectionSet)
-		if err != nil {
+		// collect refuses a set past the fields or depth limit as it goes.
+		if _, err := c.selectionSet(op.SelectionSet); err != nil {
 			return err
-		}
-		if cost.fields > l.Fields {
-			return refusal(fmt.Sprintf("the document selects more than %d fields once its fragments are expanded (limit: fields)", l.Fields))
-		}
-		if cost.depth > l.Depth {
-			return refusal(fmt.Sprintf("the document nests selections deeper than %d levels (limit: depth)", l.Depth))
 		}
 		for _, v := range op.VariableDefinitions {
 			if hasNUL(v.DefaultValue) {
@@ -139,7 +133,7 @@ func CheckDocument(query, operationName string, variables map[string]any, l Limi
 			return err
 		}
 	}
-	if c.nul || anyHasNUL(variables) {
+	if c.nul || reference.HoldsNUL(variables) {
 		return nulRefusal()
 	}
 	return nil
@@ -152,15 +146,10 @@ func nulRefusal() *gqlerror.Error {
 // cost is what a selection set stands for once expanded.
 type cost struct{ fields, depth int }
 
-type fragmentCost struct {
-	cost
-	done bool
-}
-
 type counter struct {
 	doc       *ast.QueryDocument
 	limits    Limits
-	fragments map[string]*fragmentCost
+	fragments map[string]*cost
 	names     map[string][]string
 	nul       bool
 }
@@ -201,7 +190,7 @@ func (c *counter) collect(set ast.SelectionSet, names map[string]int, total *cos
 			}
 			names[name]++
 			if names[name] > c.limits.SameName {
-				return refusal(fmt.Sprintf("the response name %s occurs more than %d times in one selection set (limit: sameName)", reference.Excerpt(name), c.limits.SameName))
+				return c.sameNameRefusal(name)
 			}
 			for _, a := range s.Arguments {
 				c.nul = c.nul || hasNUL(a.Value)
@@ -228,7 +217,7 @@ func (c *counter) collect(set ast.SelectionSet, names map[string]int, total *cos
 				for _, n := range c.topNamesOf(f) {
 					names[n]++
 					if names[n] > c.limits.SameName {
-						return refusal(fmt.Sprintf("the response name %s occurs more than %d times in one selection set (limit: sameName)", reference.Excerpt(n), c.limits.SameName))
+						return c.sameNameRefusal(n)
 					}
 				}
 			}
@@ -245,23 +234,27 @@ func (c *counter) collect(set ast.SelectionSet, names map[string]int, total *cos
 	return nil
 }
 
+func (c *counter) sameNameRefusal(name string) *gqlerror.Error {
+	return refusal(fmt.Sprintf("the response name %s occurs more than %d times in one selection set (limit: sameName)", reference.Excerpt(name), c.limits.SameName))
+}
+
 // fragment returns the expanded cost of a named fragment, computed once.
 // An unknown fragment or a cycle costs nothing here: validation reports it.
 func (c *counter) fragment(name string) (cost, *gqlerror.Error) {
 	if fc, ok := c.fragments[name]; ok {
-		return fc.cost, nil // done, or in progress (a cycle)
+		return *fc, nil // done, or in progress (a cycle)
 	}
 	f := c.doc.Fragments.ForName(name)
 	if f == nil {
 		return cost{}, nil
 	}
-	fc := &fragmentCost{}
+	fc := &cost{}
 	c.fragments[name] = fc
 	sub, err := c.selectionSet(f.SelectionSet)
 	if err != nil {
 		return cost{}, err
 	}
-	fc.cost, fc.done = sub, true
+	*fc = sub
 	return sub, nil
 }
 
@@ -296,40 +289,11 @@ func hasNUL(v *ast.Value) bool {
 	if v == nil {
 		return false
 	}
-	if (v.Kind == ast.StringValue || v.Kind == ast.BlockValue || v.Kind == ast.EnumValue) && containsNUL(v.Raw) {
+	if (v.Kind == ast.StringValue || v.Kind == ast.BlockValue || v.Kind == ast.EnumValue) && strings.ContainsRune(v.Raw, 0) {
 		return true
 	}
 	for _, ch := range v.Children {
-		if containsNUL(ch.Name) || hasNUL(ch.Value) {
-			return true
-		}
-	}
-	return false
-}
-
-func anyHasNUL(v any) bool {
-	switch t := v.(type) {
-	case string:
-		return containsNUL(t)
-	case map[string]any:
-		for k, e := range t {
-			if containsNUL(k) || anyHasNUL(e) {
-				return true
-			}
-		}
-	case []any:
-		for _, e := range t {
-			if anyHasNUL(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func containsNUL(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0 {
+		if strings.ContainsRune(ch.Name, 0) || hasNUL(ch.Value) {
 			return true
 		}
 	}

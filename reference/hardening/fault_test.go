@@ -64,6 +64,12 @@ func (w *writer) run(ctx context.Context, t *testing.T) {
 	}
 }
 
+// probe is one request the fault test sends while the database is gone.
+type probe struct {
+	name string
+	call func() response
+}
+
 // TestDatabaseFaults stops and freezes PostgreSQL under a steady load of
 // writes: every API path answers 503 with Retry-After within a bounded
 // time, /health says so within a second, the service recovers by itself
@@ -110,10 +116,7 @@ func TestDatabaseFaults(t *testing.T) {
 	// unavailable checks each API path answers 503 with Retry-After in time.
 	unavailable := func(t *testing.T) {
 		t.Helper()
-		paths := []struct {
-			name string
-			call func() response
-		}{
+		paths := []probe{
 			{"GET /health", func() response { return in.do(t, "GET", in.gms+"/health", "", "", nil) }},
 			{"POST /api/graphql (authentication)", func() response { return in.graphql(t, in.admin, tagQuery, map[string]any{"urn": "urn:li:tag:fault-1"}) }},
 			{"POST /api/graphql (a resolver, auth off)", func() response { return open.graphql(t, "", tagQuery, map[string]any{"urn": "urn:li:tag:fault-1"}) }},
@@ -147,15 +150,9 @@ func TestDatabaseFaults(t *testing.T) {
 			{"listPolicies", `{ listPolicies(input: {start: 0, count: 10}) { total } }`},
 		} {
 			doc := op.doc
-			paths = append(paths, struct {
-				name string
-				call func() response
-			}{"GraphQL " + op.name + " (auth off)", func() response { return open.graphql(t, "", doc, nil) }})
+			paths = append(paths, probe{"GraphQL " + op.name + " (auth off)", func() response { return open.graphql(t, "", doc, nil) }})
 		}
-		paths = append(paths, []struct {
-			name string
-			call func() response
-		}{
+		paths = append(paths, []probe{
 			{"GraphQL as X-DataHub-Actor (auth off)", func() response {
 				body, _ := json.Marshal(map[string]any{"query": "{ me { corpUser { urn } } }"})
 				req := request(t, "POST", open.gms+"/api/graphql", "", "application/json", body)

@@ -207,17 +207,7 @@ var client = &http.Client{Timeout: 60 * time.Second}
 // do sends one request and reads the whole answer.
 func (in *instance) do(t *testing.T, method, url, token, contentType string, body []byte) response {
 	t.Helper()
-	req, err := http.NewRequest(method, url, bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
-	}
-	return send(t, req)
+	return send(t, request(t, method, url, token, contentType, body))
 }
 
 func send(t *testing.T, req *http.Request) response {

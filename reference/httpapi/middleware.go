@@ -86,9 +86,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			actor reference.Actor
 			err   error
 		)
-		if ambiguousCredentials(r) {
-			refuseBody(w, r)
-			writeProblem(w, r, http.StatusBadRequest, errAmbiguousCredentials)
+		if refusedAmbiguous(w, r) {
 			return
 		}
 		if s.svc.AuthEnabled() {

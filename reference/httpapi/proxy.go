@@ -8,6 +8,8 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/reference"
 )
 
 // proxy forwards to the GMS at target: query string kept, Authorization
@@ -27,7 +29,7 @@ func (s *Server) proxy(target *url.URL) http.Handler {
 				return
 			}
 			if errors.Is(err, context.DeadlineExceeded) {
-				w.Header().Set("Retry-After", RetryAfter)
+				w.Header().Set("Retry-After", reference.RetryAfterSeconds)
 				writeProblem(w, r, http.StatusServiceUnavailable, "the metadata service did not answer in time")
 				return
 			}
@@ -62,9 +64,7 @@ func rewritePath(path string, next http.Handler) http.Handler {
 // the request carries no credentials; the GMS judges those it does carry.
 func (s *Server) requireCredentials(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if ambiguousCredentials(r) {
-			refuseBody(w, r)
-			writeProblem(w, r, http.StatusBadRequest, errAmbiguousCredentials)
+		if refusedAmbiguous(w, r) {
 			return
 		}
 		if s.svc.AuthEnabled() {

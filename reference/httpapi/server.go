@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -48,9 +47,6 @@ func NewServer(svc *reference.Service, graphql http.Handler, ping func(context.C
 	return &Server{svc: svc, graphql: graphql, ping: ping, logger: logger, version: version, requestTimeout: DefaultRequestTimeout, accessLevel: slog.LevelInfo}
 }
 
-// RetryAfter is the Retry-After of every 503, in seconds.
-const RetryAfter = "2"
-
 // maxPathShown bounds the request path an error body repeats.
 const maxPathShown = 200
 
@@ -70,15 +66,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, message string) {
-	path := r.URL.Path
-	if len(path) > maxPathShown {
-		// The path is the client's input: show a prefix, cut at a character.
-		cut := maxPathShown
-		for cut > 0 && !utf8.RuneStart(path[cut]) {
-			cut--
-		}
-		path = path[:cut] + "…"
-	}
+	// The path is the client's input: show a prefix, cut at a character.
+	path := reference.Truncate(r.URL.Path, maxPathShown)
 	writeJSON(w, status, errorBody{Status: status, Error: http.StatusText(status), Message: message, Path: path})
 }
 
@@ -91,7 +80,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	case reference.EUNAVAILABLE:
 		s.logger.WarnContext(r.Context(), "request refused: database unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
-		w.Header().Set("Retry-After", RetryAfter)
+		w.Header().Set("Retry-After", reference.RetryAfterSeconds)
 	}
 	if code == reference.EUNAUTHENTICATED {
 		s.unauthenticated(w, r, true)
@@ -125,13 +114,16 @@ func refuseBody(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// errAmbiguousCredentials is the answer to more than one Authorization
-// header: which of them counts is not for the server to guess.
-const errAmbiguousCredentials = "more than one Authorization header was sent; send exactly one"
-
-// ambiguousCredentials says whether r carries several Authorization headers.
-func ambiguousCredentials(r *http.Request) bool {
-	return len(r.Header.Values("Authorization")) > 1
+// refusedAmbiguous answers 400, without reading the body, a request with
+// more than one Authorization header: which of them counts is not for the
+// server to guess. It says whether it answered.
+func refusedAmbiguous(w http.ResponseWriter, r *http.Request) bool {
+	if len(r.Header.Values("Authorization")) <= 1 {
+		return false
+	}
+	refuseBody(w, r)
+	writeProblem(w, r, http.StatusBadRequest, "more than one Authorization header was sent; send exactly one")
+	return true
 }
 
 // bearer returns the token of an Authorization header, and whether any

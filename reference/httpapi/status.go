@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"time"
+
+	"github.com/catalogspec/catalogspec/reference"
 )
 
 // handleConfig serves GET /config, open to all, in the shape DataHub's own
@@ -28,7 +30,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	if err := s.ping(ctx); err != nil {
 		s.logger.WarnContext(r.Context(), "health check failed", "error", err)
-		w.Header().Set("Retry-After", RetryAfter)
+		w.Header().Set("Retry-After", reference.RetryAfterSeconds)
 		writeProblem(w, r, http.StatusServiceUnavailable, "database unavailable")
 		return
 	}

@@ -437,10 +437,7 @@ func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, erro
 	cmd.Env = append(append([]string(nil), r.env...), "CATALOGSPEC_HARDENING_CATALOGD="+bin)
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, &out), io.MultiWriter(logFile, &out)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	err = cmd.Run()
+	err = runGroup(cmd)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -539,12 +536,7 @@ func (r *runner) suite(ctx context.Context, bin, name, dir string) (suiteRun, er
 	cmd.Env = append(append([]string(nil), r.env...),
 		"CATALOGSPEC_CATALOGD="+bin, "DATABASE_URL="+dbURL, "CATALOGSPEC_REPORTS_DIR="+reports)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Its own process group, so a timeout stops the catalogd instances it
-	// started as well.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 10 * time.Second
-	err = cmd.Run()
+	err = runGroup(cmd)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
@@ -649,4 +641,13 @@ func tail(path string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// runGroup runs cmd in a process group of its own, so that a timeout stops
+// the catalogd instances and PostgreSQL servers it started as well.
+func runGroup(cmd *exec.Cmd) error {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 10 * time.Second
+	return cmd.Run()
 }

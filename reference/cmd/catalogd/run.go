@@ -113,6 +113,7 @@ func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
 
 // backend is an open, migrated database and a Service over it.
 type backend struct {
+	limits   limits // read from the environment once, before any I/O
 	provided *pgprovider.Database
 	db       *postgres.DB
 	svc      *reference.Service
@@ -137,6 +138,9 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		return nil, nil, err
 	}
 	b := &backend{}
+	if b.limits, err = limitsFrom(getenv); err != nil {
+		return nil, nil, err
+	}
 	defer func() {
 		if err != nil {
 			b.close()
@@ -151,11 +155,7 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 	if err != nil {
 		return nil, nil, err
 	}
-	lim, err := limitsFrom(getenv)
-	if err != nil {
-		return nil, nil, err
-	}
-	if b.db, err = postgres.Open(ctx, b.provided.URL, postgres.WithQueryTimeout(lim.dbTimeout)); err != nil {
+	if b.db, err = postgres.Open(ctx, b.provided.URL, postgres.WithQueryTimeout(b.limits.dbTimeout)); err != nil {
 		return nil, nil, err
 	}
 	if err := b.db.Migrate(ctx); err != nil {

@@ -40,14 +40,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if c.postgres != "local" && c.postgres != "container" {
 		return fmt.Errorf("bad --postgres %q: use local or container", c.postgres)
 	}
-	lim, err := limitsFrom(getenv)
-	if err != nil {
-		return err
-	}
 	b, logger, err := open(ctx, c, getenv, stdout, stderr)
 	if err != nil {
 		return err
 	}
+	lim := b.limits
 	defer b.close()
 
 	gmsLn, err := net.Listen("tcp", gmsAddr)
