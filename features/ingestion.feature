@@ -140,3 +140,16 @@ Feature: Ingestion
     When the administrator ingests only the info of a new user
     Then the ingestion is acknowledged
     And the user's key aspect names their username
+
+  @id:ingest-18 @must @core
+  Scenario Outline: A proposal <flaw> is refused as not matching the aspect's schema, and nothing is stored
+    When the administrator ingests a proposal <flaw>
+    Then the answer has status 422
+    And the answer explains itself in JSON with its status and a message
+
+    Examples:
+      | flaw                                                  |
+      | whose user info says active is neither true nor false |
+      | whose tag name is not text                            |
+      | whose dataset description is not text                 |
+      | whose dataset custom properties are not all text      |

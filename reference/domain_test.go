@@ -110,7 +110,7 @@ func TestPolicyValidate(t *testing.T) {
 }
 
 func TestErrorMapping(t *testing.T) {
-	cases := map[ErrorCode]int{EBADREQUEST: 400, EUNAUTHENTICATED: 401, EUNAUTHORIZED: 403, ENOTFOUND: 404, ECONFLICT: 409, EINTERNAL: 500}
+	cases := map[ErrorCode]int{EBADREQUEST: 400, EUNAUTHENTICATED: 401, EUNAUTHORIZED: 403, ENOTFOUND: 404, ECONFLICT: 409, EUNPROCESSABLE: 422, EUNAVAILABLE: 503, EINTERNAL: 500}
 	for code, status := range cases {
 		if got := HTTPStatus(code); got != status {
 			t.Errorf("HTTPStatus(%s) = %d, want %d", code, got, status)
@@ -125,3 +125,38 @@ func TestErrorMapping(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// TestKeyAspectOnlyForKnownShapes: a key aspect is made only for an entity
+// type the reference models, and for a dataset only from a well-formed id.
+func TestKeyAspectOnlyForKnownShapes(t *testing.T) {
+	for _, urn := range []URN{
+		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,db.t,PROD)"},
+		{EntityType: EntityTag, ID: "pii"},
+		{EntityType: EntityCorpUser, ID: "ann"},
+	} {
+		if name, _, ok := keyAspect(urn); !ok || name == "" {
+			t.Errorf("keyAspect(%s) = %q, %v; want a key", urn, name, ok)
+		}
+	}
+	for _, urn := range []URN{
+		{EntityType: EntityDataset, ID: "db.t"},
+		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,db.t,prod)"},
+		{EntityType: EntityPolicy, ID: "0"},
+		{EntityType: "chart", ID: "(looker,1)"},
+	} {
+		if name, _, ok := keyAspect(urn); ok {
+			t.Errorf("keyAspect(%s) = %q, true; want no key", urn, name)
+		}
+	}
+}
+
+// TestPolicyOfAnUnknownTypeGrantsNothing: a policy that is neither PLATFORM
+// nor METADATA grants nothing, on the platform or on any resource.
+func TestPolicyOfAnUnknownTypeGrantsNothing(t *testing.T) {
+	ann := URN{EntityType: EntityCorpUser, ID: "ann"}
+	p := Policy{Type: "OTHER", State: PolicyActive, Privileges: []string{PrivManageTags, PrivDeleteEntity},
+		Actors: ActorFilter{AllUsers: true}, Resources: &ResourceFilter{AllResources: true}}
+	if p.Grants(ann, PrivManageTags, URN{}) || p.Grants(ann, PrivDeleteEntity, URN{EntityType: EntityTag, ID: "pii"}) {
+		t.Error("a policy of type OTHER grants a privilege")
+	}
+}

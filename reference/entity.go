@@ -3,6 +3,8 @@ package reference
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"regexp"
 	"strings"
 	"unicode"
@@ -170,6 +172,9 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 	if HoldsNUL(value) {
 		return URN{}, Errorf(EBADREQUEST, "aspect value may not contain U+0000 (NUL) in any string or key")
 	}
+	if err := checkFieldTypes(p.AspectName, []byte(p.Aspect.Value)); err != nil {
+		return URN{}, err
+	}
 	caller, err := s.require(ctx, urn, PrivEditEntity)
 	if err != nil {
 		return URN{}, err
@@ -246,3 +251,56 @@ func HoldsNUL(v any) bool {
 func aspectNameShape(name string) bool { return aspectName.MatchString(name) }
 
 var aspectName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]{0,99}$`)
+
+// fieldTypes are the fields, with their types in the aspect's schema, of
+// the aspects the reference reads back itself. A proposal that gives one
+// of them a value of another type is refused with 422, as DataHub refuses
+// a value that does not match the aspect's schema: stored, it would break every
+// later read of the entity (a user whose info does not decode could not
+// sign in, nor be shown).
+var fieldTypes = map[string]reflect.Type{
+	AspectCorpUserInfo:   reflect.TypeFor[corpUserInfo](),
+	AspectCorpUserStatus: reflect.TypeFor[corpUserStatus](),
+	AspectTagProperties:  reflect.TypeFor[tagProperties](),
+	"datasetProperties": reflect.TypeFor[struct {
+		Name             string            `json:"name"`
+		Description      string            `json:"description"`
+		CustomProperties map[string]string `json:"customProperties"`
+	}](),
+	"editableDatasetProperties": reflect.TypeFor[struct {
+		Description string `json:"description"`
+	}](),
+}
+
+// checkFieldTypes refuses a value of a known aspect whose fields do not
+// have their schema's types. null stands for an absent optional field.
+func checkFieldTypes(aspect string, value []byte) error {
+	t, known := fieldTypes[aspect]
+	if !known {
+		return nil
+	}
+	err := json.Unmarshal(value, reflect.New(t).Interface())
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		return Errorf(EUNPROCESSABLE, "aspect %s: field %q must be %s, not %s", aspect, typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
+	}
+	if err != nil {
+		return Errorf(EUNPROCESSABLE, "aspect %s: the value does not match its schema", aspect)
+	}
+	return nil
+}
+
+// jsonKind names a Go type as the JSON it decodes from.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.String:
+		return "a string"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Slice:
+		return "an array"
+	}
+	return "a number"
+}

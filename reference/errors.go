@@ -28,6 +28,9 @@ const (
 	// outage with SERVER_ERROR): the reference says "try again" instead, as
 	// HTTP's 503 and Retry-After do.
 	EUNAVAILABLE ErrorCode = "SERVICE_UNAVAILABLE"
+	// EUNPROCESSABLE is a value that does not match its aspect's schema:
+	// DataHub's ingestion answers its ValidationException with 422.
+	EUNPROCESSABLE ErrorCode = "UNPROCESSABLE_ENTITY"
 )
 
 // Messages a client sees for codes whose wording DataHub fixes.
@@ -96,6 +99,8 @@ func HTTPStatus(code ErrorCode) int {
 		return 404
 	case ECONFLICT:
 		return 409
+	case EUNPROCESSABLE:
+		return 422
 	case EUNAVAILABLE:
 		return 503
 	default:

@@ -264,6 +264,18 @@ func adminIngestsFlawedProposal(ctx context.Context, flaw string) error {
 	case "whose aspect name is 200 letters long":
 		p.EntityType, p.EntityURN, p.AspectName = "dataset", datasetURN(id), "catalogspec"+strings.Repeat("x", 200-len("catalogspec"))
 		p.Aspect.Value = `{"description": "` + id + `"}`
+	case "whose user info says active is neither true nor false":
+		p.EntityType, p.EntityURN, p.AspectName = "corpuser", "urn:li:corpuser:"+id, "corpUserInfo"
+		p.Aspect.Value = `{"active": "yes", "displayName": "` + id + `"}`
+	case "whose tag name is not text":
+		p.EntityType, p.EntityURN, p.AspectName = "tag", "urn:li:tag:"+id, "tagProperties"
+		p.Aspect.Value = `{"name": 42, "description": "` + id + `"}`
+	case "whose dataset description is not text":
+		p.EntityType, p.EntityURN, p.AspectName = "dataset", datasetURN(id), "datasetProperties"
+		p.Aspect.Value = `{"description": ["` + id + `"]}`
+	case "whose dataset custom properties are not all text":
+		p.EntityType, p.EntityURN, p.AspectName = "dataset", datasetURN(id), "datasetProperties"
+		p.Aspect.Value = `{"description": "` + id + `", "customProperties": {"rows": 42}}`
 	case "whose aspect value is null":
 		p.EntityType, p.EntityURN, p.AspectName = "tag", "urn:li:tag:"+id, "tagProperties"
 		p.Aspect.Value = `null`
@@ -318,7 +330,7 @@ func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the answer is marked nosniff$`, answerIsNosniff)
 	s.Step(`^the challenge does not say the token is invalid$`, challengeDoesNotSayInvalid)
 	s.Step(`^the administrator reads an entity by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id|a URN that is not valid UTF-8) through the entity path$`, adminReadsEntityByMalformedURN)
-	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null|whose aspect value holds a NUL character|whose aspect value holds a NUL character in a key|whose aspect value holds a lone surrogate|whose aspect name is not an identifier|for a dataset URN that is not \(platform, name, origin\)|whose aspect name is 200 letters long)$`, adminIngestsFlawedProposal)
+	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null|whose aspect value holds a NUL character|whose aspect value holds a NUL character in a key|whose aspect value holds a lone surrogate|whose aspect name is not an identifier|for a dataset URN that is not \(platform, name, origin\)|whose aspect name is 200 letters long|whose user info says active is neither true nor false|whose tag name is not text|whose dataset description is not text|whose dataset custom properties are not all text)$`, adminIngestsFlawedProposal)
 	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
 	s.Step(`^the administrator reads an entity of a type the service does not know through the entity path$`, adminReadsEntityOfUnknownType)
 }

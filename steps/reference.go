@@ -132,12 +132,22 @@ func catalogdBinary(ctx context.Context, getenv func(string) string) (bin string
 		}
 		return p, noop, nil
 	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		return "", noop, err
+	// The module root: the parent of steps/ under go test, the working
+	// directory when bin/catalogspec runs from the project's root.
+	var root string
+	for _, dir := range []string{"..", "."} {
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return "", noop, err
+		}
+		if _, err := os.Stat(filepath.Join(abs, catalogdSource)); err == nil {
+			root = abs
+			break
+		}
 	}
-	if _, err := os.Stat(filepath.Join(root, catalogdSource)); err != nil {
-		return "", noop, fmt.Errorf("%w: no source at %s to build, and %s is unset", errNoCatalogd, filepath.Join(root, catalogdSource), envCatalogd)
+	if root == "" {
+		wd, _ := os.Getwd()
+		return "", noop, fmt.Errorf("%w: no source at %s or in its parent to build, and %s is unset", errNoCatalogd, filepath.Join(wd, catalogdSource), envCatalogd)
 	}
 	goTool, err := exec.LookPath("go")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -327,5 +328,30 @@ func BenchmarkAuthenticatedQuery(b *testing.B) {
 		if res.StatusCode != 200 {
 			b.Fatalf("status %d", res.StatusCode)
 		}
+	}
+}
+
+// TestFrontendAnswers503WhenGMSIsSlow: a metadata service that does not
+// answer within the request deadline is a 503 with Retry-After, not a 502
+// (it is there, and may answer the next try).
+func TestFrontendAnswers503WhenGMSIsSlow(t *testing.T) {
+	tr := start(t, true)
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) })
+	api := httpapi.NewServer(tr.svc, http.NotFoundHandler(), testDB.Ping, "test", slog.New(slog.DiscardHandler))
+	api.SetRequestTimeout(300 * time.Millisecond)
+	u, _ := url.Parse(slow.URL)
+	frontend := httptest.NewServer(api.Frontend(u))
+	t.Cleanup(frontend.Close)
+	r := do(t, "POST", frontend.URL+"/api/v2/graphql", tr.rootToken, "application/json", `{"query":"{ me { corpUser { urn } } }"}`)
+	if r.status != 503 || r.header.Get("Retry-After") != reference.RetryAfterSeconds || !strings.Contains(r.body, "did not answer in time") {
+		t.Errorf("GMS slower than the deadline: %d, Retry-After %q, %s", r.status, r.header.Get("Retry-After"), r.body)
 	}
 }

@@ -92,6 +92,7 @@ type options struct {
 	keep        bool
 	ids         string
 	faults      bool
+	unit        bool
 }
 
 func main() {
@@ -103,6 +104,7 @@ func run() int {
 	flag.DurationVar(&o.budget, "budget", 30*time.Minute, "stop starting new mutants after this long (0: no limit); what ran is reported")
 	flag.IntVar(&o.jobs, "jobs", 1, "mutants built and run at once")
 	flag.BoolVar(&o.faults, "faults", true, "run the reference's hardening tests (PostgreSQL stopped and frozen, hostile documents, slow connections, bad input) on each mutant the suite lets through")
+	flag.BoolVar(&o.unit, "unit", true, "run the reference's unit tests (start-up, restart, a store failing mid-request, the domain's own checks), built with the mutant, on each mutant the suite and the hardening tests let through")
 	flag.StringVar(&o.files, "files", "", "only mutants in these files: comma-separated globs on the path from the module root (e.g. reference/urn.go,reference/httpapi/*.go)")
 	flag.IntVar(&o.sample, "sample", 0, "run only N mutants, spread evenly over the selection (deterministic)")
 	flag.BoolVar(&o.list, "list", false, "print the mutants and exit; nothing is built or run")

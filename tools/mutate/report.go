@@ -124,15 +124,15 @@ func (r *report) summary() string {
 	fmt.Fprintln(&b)
 	if v := r.viable(); v > 0 {
 		fmt.Fprintf(&b, "kill rate: %d / %d = %.1f%%  (killed / (viable − equivalent))\n", c[statusKilled]+c[statusTimeout], v, 100*r.killRate())
-		byFaults := 0
+		by := map[string]int{}
 		for _, res := range r.results {
-			if res.byFaults {
-				byFaults++
+			if res.status == statusKilled || res.status == statusTimeout {
+				by[res.stage]++
 			}
 		}
-		if r.opts.faults {
-			suiteKilled := c[statusKilled] + c[statusTimeout] - byFaults
-			fmt.Fprintf(&b, "  by the suite: %d (%.1f%%); by the hardening tests (faults, abuse), after the suite passed: %d\n", suiteKilled, 100*float64(suiteKilled)/float64(v), byFaults)
+		if r.opts.faults || r.opts.unit {
+			fmt.Fprintf(&b, "  by the suite: %d (%.1f%%); after the suite passed, by the hardening tests (faults, abuse): %d, by the reference's unit tests: %d\n",
+				by[""], 100*float64(by[""])/float64(v), by[stageHardening], by[stageUnit])
 		}
 	} else {
 		fmt.Fprintln(&b, "kill rate: n/a (no viable mutant ran)")

@@ -51,9 +51,16 @@ type result struct {
 	build  time.Duration
 	suite  time.Duration
 	detail string // what failed, the compiler's complaint, the tool's error
-	// byFaults: the suite passed and the fault test killed the mutant.
-	byFaults bool
+	// stage is what killed it: "" for the suite, stageHardening or
+	// stageUnit when the suite passed and a later stage failed.
+	stage string
 }
+
+// The stages that run after the suite lets a mutant through.
+const (
+	stageHardening = "hardening"
+	stageUnit      = "unit"
+)
 
 func (r *result) total() time.Duration { return r.build + r.suite }
 
@@ -76,9 +83,13 @@ type runner struct {
 	// faultsBin is the compiled fault test (reference/hardening), run on
 	// each mutant the suite lets through; "" with -faults=false.
 	faultsBin string
-	db        *pgprovider.Database
-	started   time.Time
-	env       []string // the suite's environment, without the per-run variables
+	// unitDeps maps each package of unitPackages to the import paths its
+	// tests depend on; nil with -unit=false.
+	unitDeps   map[string]map[string]bool
+	modulePath string
+	db         *pgprovider.Database
+	started    time.Time
+	env        []string // the suite's environment, without the per-run variables
 
 	mu sync.Mutex // serialises progress lines
 }
@@ -151,6 +162,12 @@ func (r *runner) start(ctx context.Context) error {
 			return fmt.Errorf("building the fault test (go test -c ./reference/hardening): %v\n%s", err, out)
 		}
 		fmt.Printf("fault test built in %.1fs\n", time.Since(t).Seconds())
+	}
+
+	if r.o.unit {
+		if err := r.listUnitDeps(ctx); err != nil {
+			return err
+		}
 	}
 
 	t = time.Now()
@@ -245,6 +262,22 @@ func (r *runner) runAll(ctx context.Context, ms []*Mutant) (*report, error) {
 			return nil, &cleanRunError{detail: "the fault test fails against the unmutated reference (" + f.why + ")", log: f.log}
 		}
 		fmt.Printf("clean fault test passed in %.1fs\n", time.Since(t).Seconds())
+	}
+	if r.unitDeps != nil {
+		t = time.Now()
+		empty := filepath.Join(cleanDir, "overlay.json")
+		if err := os.WriteFile(empty, []byte(`{"Replace":{}}`), 0o644); err != nil {
+			return nil, err
+		}
+		u, err := r.unitTest(ctx, cleanDir, empty, &Mutant{File: "reference/x.go"})
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("clean run of the unit tests: %w", err)
+		case !u.passed:
+			r.o.keep = true
+			return nil, &cleanRunError{detail: "the unit tests fail on the unmutated reference (" + u.why + ")", log: u.log}
+		}
+		fmt.Printf("clean unit tests passed in %.1fs\n", time.Since(t).Seconds())
 	}
 	fmt.Printf("clean run passed: build %.1fs, suite %.1fs (%s)\n", rep.cleanBuild.Seconds(), rep.cleanSuite.Seconds(), out.why)
 	if !r.o.keep {
@@ -390,27 +423,145 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 		return toolErr(err)
 	case run.timedOut:
 		res.status, res.detail = statusTimeout, fmt.Sprintf("no verdict within %s", r.o.timeout)
-	case run.passed && r.faultsBin != "":
-		// The suite cannot make the database fail; the fault test can.
+	case run.passed:
+		// The suite cannot make the database fail or reach start-up; the
+		// hardening tests and the reference's own unit tests can.
 		t = time.Now()
-		f, err := r.faultTest(ctx, bin, dir)
+		st, why, err := r.afterSuite(ctx, bin, dir, overlayPath, m)
 		res.suite += time.Since(t)
 		switch {
 		case ctx.Err() != nil:
 			res.status = statusInterrupted
 		case err != nil:
 			return toolErr(err)
-		case f.passed:
+		case st == "":
 			res.status = statusSurvived
 		default:
-			res.status, res.detail, res.byFaults = statusKilled, "the hardening tests: "+f.why, true
+			res.status, res.detail, res.stage = statusKilled, why, st
 		}
-	case run.passed:
-		res.status = statusSurvived
 	default:
 		res.status, res.detail = statusKilled, run.why
 	}
 	return res
+}
+
+// afterSuite runs the later stages on a mutant the suite let through: the
+// hardening tests against its catalogd, then the unit tests of the packages
+// that depend on the mutated file, built with the same overlay. It returns
+// the stage that failed ("" when all passed) and what it said.
+func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mutant) (stage, why string, err error) {
+	if r.faultsBin != "" {
+		f, err := r.faultTest(ctx, bin, dir)
+		if err != nil || !f.passed {
+			return stageHardening, "the hardening tests: " + f.why, err
+		}
+	}
+	if r.unitDeps != nil {
+		u, err := r.unitTest(ctx, dir, overlay, m)
+		if err != nil || !u.passed {
+			return stageUnit, "the unit tests: " + u.why, err
+		}
+	}
+	return "", "", nil
+}
+
+// unitPackages are the reference's packages whose tests run on a mutant the
+// suite and the hardening tests let through. They cover what a black-box
+// suite against a healthy, running target cannot reach: start-up and
+// restart, a store failing between two calls of one request, and the
+// domain's own checks called with input no API lets through.
+var unitPackages = []string{"./reference", "./reference/postgres", "./reference/cmd/catalogd", "./reference/graph", "./reference/httpapi", "./reference/jwt"}
+
+// listUnitDeps records which packages each of unitPackages' tests import.
+func (r *runner) listUnitDeps(ctx context.Context) error {
+	out, err := r.goCmd(ctx, "list", "-m").Output()
+	if err != nil {
+		return fmt.Errorf("go list -m: %w", err)
+	}
+	r.modulePath = strings.TrimSpace(string(out))
+	r.unitDeps = map[string]map[string]bool{}
+	for _, p := range unitPackages {
+		out, err := r.goCmd(ctx, "list", "-test", "-deps", "-f", "{{.ImportPath}}", p).Output()
+		if err != nil {
+			return fmt.Errorf("go list -test -deps %s: %w", p, err)
+		}
+		deps := map[string]bool{}
+		for _, line := range strings.Fields(string(out)) {
+			deps[line] = true
+		}
+		r.unitDeps[p] = deps
+	}
+	return nil
+}
+
+// unitTest runs, with the mutant's overlay, the tests of every package of
+// unitPackages that imports the mutated file's package.
+func (r *runner) unitTest(ctx context.Context, dir, overlay string, m *Mutant) (suiteRun, error) {
+	run := suiteRun{log: filepath.Join(dir, "unit.log")}
+	pkg := r.modulePath + "/" + filepath.ToSlash(filepath.Dir(m.File))
+	var pkgs []string
+	for _, p := range unitPackages {
+		if r.unitDeps[p][pkg] {
+			pkgs = append(pkgs, p)
+		}
+	}
+	if len(pkgs) == 0 {
+		run.passed = true
+		return run, nil
+	}
+	logFile, err := os.Create(run.log)
+	if err != nil {
+		return run, err
+	}
+	defer logFile.Close()
+	tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, "go", append([]string{"test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast"}, pkgs...)...)
+	cmd.Dir = r.src
+	cmd.Env = r.env
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, &out), io.MultiWriter(logFile, &out)
+	err = runGroup(cmd)
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return run, ctx.Err()
+	case tctx.Err() != nil:
+		run.why = "no verdict within 5m"
+		return run, nil
+	case err == nil:
+		run.passed = true
+		return run, nil
+	case !errors.As(err, &exit):
+		return run, fmt.Errorf("running the unit tests: %w", err)
+	}
+	run.why = firstFailure(out.String())
+	return run, nil
+}
+
+// firstFailure is the first failing test of go test's output, with the
+// first line it logged, or the first line of a build failure.
+func firstFailure(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "--- FAIL: ") {
+			why := strings.TrimPrefix(t, "--- FAIL: ")
+			if i+1 < len(lines) {
+				why += ": " + strings.TrimSpace(lines[i+1])
+			}
+			if len(why) > 160 {
+				why = why[:160] + "…"
+			}
+			return why
+		}
+	}
+	for _, line := range lines {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") && !strings.HasPrefix(t, "ok ") {
+			return t
+		}
+	}
+	return "failed"
 }
 
 // hardeningTests are the tests of reference/hardening run on a mutant the

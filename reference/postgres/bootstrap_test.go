@@ -1,0 +1,139 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/postgres"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
+)
+
+// firstStart is a service over a database no catalogd has started on yet.
+func firstStart(t *testing.T, store reference.Store) *reference.Service {
+	t.Helper()
+	f := &fixture{now: time.Now()}
+	return f.over(t, store)
+}
+
+// rootHash is the root user's stored password hash.
+func rootHash(t *testing.T, db *postgres.DB) []byte {
+	t.Helper()
+	a, err := db.Aspect(context.Background(), reference.RootUser, reference.AspectCorpUserCredentials)
+	if err != nil {
+		t.Fatalf("root's credentials: %v", err)
+	}
+	var cred struct {
+		HashedPassword string `json:"hashedPassword"`
+	}
+	if err := json.Unmarshal(a.Value, &cred); err != nil || cred.HashedPassword == "" {
+		t.Fatalf("root's credentials %s: %v", a.Value, err)
+	}
+	return []byte(cred.HashedPassword)
+}
+
+// TestFirstStartMakesRootAndTheBootPolicies: the state the contract promises
+// from the first start, and the password given is the one stored (hashed).
+func TestFirstStartMakesRootAndTheBootPolicies(t *testing.T) {
+	db, _ := pgtest.Fresh(t)
+	svc := firstStart(t, db)
+	generated, err := svc.Bootstrap(context.Background(), "the-given-password")
+	if err != nil || generated != "" {
+		t.Fatalf("Bootstrap with a password = %q, %v; want nothing generated", generated, err)
+	}
+	for _, name := range []string{reference.AspectCorpUserKey, reference.AspectCorpUserInfo} {
+		if _, err := db.Aspect(context.Background(), reference.RootUser, name); err != nil {
+			t.Errorf("root's %s: %v", name, err)
+		}
+	}
+	for _, p := range reference.BootPolicies() {
+		if _, err := db.Aspect(context.Background(), p.URN, reference.AspectPolicyInfo); err != nil {
+			t.Errorf("boot policy %s: %v", p.URN, err)
+		}
+	}
+	if err := bcrypt.CompareHashAndPassword(rootHash(t, db), []byte("the-given-password")); err != nil {
+		t.Errorf("the stored hash is not of the password given: %v", err)
+	}
+	if _, privileges, err := svc.Me(root); err != nil || !privileges[reference.PrivManagePolicies] {
+		t.Errorf("root after the first start: privileges %v, %v", privileges, err)
+	}
+}
+
+// TestFirstStartWithoutPasswordGeneratesOne: shown once, stored hashed, kept
+// across restarts, replaced only when an operator gives another.
+func TestFirstStartWithoutPasswordGeneratesOne(t *testing.T) {
+	db, _ := pgtest.Fresh(t)
+	svc := firstStart(t, db)
+	generated, err := svc.Bootstrap(context.Background(), "")
+	if err != nil || len(generated) < 16 {
+		t.Fatalf("Bootstrap without a password = %q, %v; want a generated password", generated, err)
+	}
+	hash := rootHash(t, db)
+	if err := bcrypt.CompareHashAndPassword(hash, []byte(generated)); err != nil {
+		t.Fatalf("the stored hash is not of the generated password: %v", err)
+	}
+	again, err := firstStart(t, db).Bootstrap(context.Background(), "")
+	if err != nil || again != "" {
+		t.Fatalf("a restart without a password = %q, %v; want nothing generated", again, err)
+	}
+	if string(rootHash(t, db)) != string(hash) {
+		t.Fatalf("a restart without a password changed root's password")
+	}
+	if _, err := firstStart(t, db).Bootstrap(context.Background(), "the-operators-choice"); err != nil {
+		t.Fatal(err)
+	}
+	if err := bcrypt.CompareHashAndPassword(rootHash(t, db), []byte("the-operators-choice")); err != nil {
+		t.Errorf("a restart with a password did not set it: %v", err)
+	}
+}
+
+// TestRestartKeepsWhatOperatorsChanged: the boot state is written once per
+// database; a boot policy an operator deleted stays deleted, and root's
+// profile as they edited it stands.
+func TestRestartKeepsWhatOperatorsChanged(t *testing.T) {
+	db, _ := pgtest.Fresh(t)
+	if _, err := firstStart(t, db).Bootstrap(context.Background(), "pw"); err != nil {
+		t.Fatal(err)
+	}
+	deleted := reference.BootPolicies()[1].URN
+	if found, err := db.DeleteEntity(context.Background(), deleted); err != nil || !found {
+		t.Fatalf("deleting boot policy %s: %v, %v", deleted, found, err)
+	}
+	edited := reference.Aspect{URN: reference.RootUser, Name: reference.AspectCorpUserInfo, Value: json.RawMessage(`{"active":true,"displayName":"Operator's root"}`)}
+	if err := db.UpsertAspect(context.Background(), edited); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := firstStart(t, db).Bootstrap(context.Background(), "pw"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Aspect(context.Background(), deleted, reference.AspectPolicyInfo); reference.ErrorCodeOf(err) != reference.ENOTFOUND {
+		t.Errorf("boot policy %s after a restart: %v; want it to stay deleted", deleted, err)
+	}
+	info, err := db.Aspect(context.Background(), reference.RootUser, reference.AspectCorpUserInfo)
+	if err != nil || !strings.Contains(string(info.Value), "Operator's root") {
+		t.Errorf("root's corpUserInfo after a restart: %s, %v; want the operator's %s", info.Value, err, edited.Value)
+	}
+}
+
+// TestFirstStartReportsStoreFailures: whichever store call of the first
+// start fails, Bootstrap says so (catalogd then stops with the cause)
+// rather than serving a database without its root user or boot policies.
+func TestFirstStartReportsStoreFailures(t *testing.T) {
+	db, _ := pgtest.Fresh(t)
+	healthy := &faultyStore{Store: db}
+	if _, err := firstStart(t, healthy).Bootstrap(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	for n := 1; n <= len(healthy.calls); n++ {
+		db, _ := pgtest.Fresh(t)
+		store := &faultyStore{Store: db, failAt: n}
+		if _, err := firstStart(t, store).Bootstrap(context.Background(), ""); err == nil {
+			t.Errorf("store call %d of %d (%s) failing: Bootstrap reported no error", n, len(healthy.calls), healthy.calls[n-1])
+		}
+	}
+}

@@ -1,0 +1,383 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/jwt"
+)
+
+// faultyStore is the test database with one of its calls made to go wrong:
+// the call numbered failAt (from 1) answers as a store that has gone away,
+// and before, when set, runs just ahead of the call numbered beforeAt. It
+// counts the calls so that a test can try each one in turn.
+type faultyStore struct {
+	reference.Store
+	failAt, beforeAt int
+	before           func()
+	calls            []string
+}
+
+func (s *faultyStore) call(method string) error {
+	s.calls = append(s.calls, method)
+	n := len(s.calls)
+	if n == s.beforeAt && s.before != nil {
+		s.before()
+	}
+	if n == s.failAt {
+		return reference.ErrUnavailable
+	}
+	return nil
+}
+
+func (s *faultyStore) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspect, error) {
+	if err := s.call("Aspects"); err != nil {
+		return nil, err
+	}
+	return s.Store.Aspects(ctx, urn)
+}
+
+func (s *faultyStore) Aspect(ctx context.Context, urn reference.URN, name string) (reference.Aspect, error) {
+	if err := s.call("Aspect"); err != nil {
+		return reference.Aspect{}, err
+	}
+	return s.Store.Aspect(ctx, urn, name)
+}
+
+func (s *faultyStore) CreateEntity(ctx context.Context, aspects []reference.Aspect) error {
+	if err := s.call("CreateEntity"); err != nil {
+		return err
+	}
+	return s.Store.CreateEntity(ctx, aspects)
+}
+
+func (s *faultyStore) UpsertAspect(ctx context.Context, a reference.Aspect) error {
+	if err := s.call("UpsertAspect"); err != nil {
+		return err
+	}
+	return s.Store.UpsertAspect(ctx, a)
+}
+
+func (s *faultyStore) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
+	if err := s.call("ReplaceAspect"); err != nil {
+		return err
+	}
+	return s.Store.ReplaceAspect(ctx, a)
+}
+
+func (s *faultyStore) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error) {
+	if err := s.call("DeleteEntity"); err != nil {
+		return false, err
+	}
+	return s.Store.DeleteEntity(ctx, urn)
+}
+
+func (s *faultyStore) ListAspects(ctx context.Context, f reference.Filter) ([]reference.Aspect, int, error) {
+	if err := s.call("ListAspects"); err != nil {
+		return nil, 0, err
+	}
+	return s.Store.ListAspects(ctx, f)
+}
+
+func (s *faultyStore) Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error) {
+	if err := s.call("Secret"); err != nil {
+		return nil, err
+	}
+	return s.Store.Secret(ctx, name, generate)
+}
+
+// operation is one call of the service, with what it needs made fresh
+// (through the healthy service) for every attempt.
+type operation struct {
+	name string
+	// prepare makes what the call needs and returns the call.
+	prepare func(t *testing.T, f *fixture) func(svc *reference.Service) error
+}
+
+// midRequestOperations are the service's operations that make more than one
+// store call, each run by a caller that takes the path through all of them.
+func midRequestOperations() []operation {
+	tagInput := func() reference.CreateTagInput {
+		return reference.CreateTagInput{ID: "t-" + uuid.NewString()[:8], Name: "n"}
+	}
+	newTag := func(t *testing.T, f *fixture) reference.URN {
+		t.Helper()
+		urn, err := f.svc.CreateTag(root, tagInput())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return urn
+	}
+	return []operation{
+		{"Me", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			return func(svc *reference.Service) error { _, _, err := svc.Me(as(u)); return err }
+		}},
+		{"Authenticate", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			raw, _ := f.token(t, f.user(t), "ONE_HOUR")
+			return func(svc *reference.Service) error { _, err := svc.Authenticate(context.Background(), raw); return err }
+		}},
+		{"ActorFor", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			return func(svc *reference.Service) error {
+				_, err := svc.ActorFor(context.Background(), u.String())
+				return err
+			}
+		}},
+		{"CorpUser", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, other := f.user(t), f.user(t)
+			return func(svc *reference.Service) error { _, err := svc.CorpUser(as(u), other.String()); return err }
+		}},
+		{"CreateTag by a holder of CREATE_TAGS", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivCreateTags)
+			return func(svc *reference.Service) error { _, err := svc.CreateTag(as(u), tagInput()); return err }
+		}},
+		{"Tag", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			return func(svc *reference.Service) error { _, err := svc.Tag(as(u), tag.String()); return err }
+		}},
+		{"DeleteTag by a holder of MANAGE_TAGS", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			f.grant(t, u, reference.PrivManageTags)
+			return func(svc *reference.Service) error { _, err := svc.DeleteTag(as(u), tag.String()); return err }
+		}},
+		{"DeleteTag by a holder of DELETE_ENTITY on the tag", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			f.grantOn(t, u, tag, reference.PrivDeleteEntity)
+			return func(svc *reference.Service) error { _, err := svc.DeleteTag(as(u), tag.String()); return err }
+		}},
+		{"CreateAccessToken for oneself", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivGenerateAccessTokens)
+			return func(svc *reference.Service) error {
+				_, _, err := svc.CreateAccessToken(as(u), reference.CreateAccessTokenInput{ActorURN: u.String(), Duration: "ONE_HOUR", Name: "t"})
+				return err
+			}
+		}},
+		{"ListAccessTokens of oneself", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivGenerateAccessTokens)
+			f.token(t, u, "ONE_HOUR")
+			return func(svc *reference.Service) error {
+				_, _, err := svc.ListAccessTokens(as(u), reference.ListAccessTokensInput{Count: 10, Filters: map[string][]string{"ownerUrn": {u.String()}}})
+				return err
+			}
+		}},
+		{"RevokeAccessToken by its owner", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivGenerateAccessTokens)
+			_, info, err := f.svc.CreateAccessToken(as(u), reference.CreateAccessTokenInput{ActorURN: u.String(), Duration: "ONE_HOUR", Name: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(svc *reference.Service) error { return svc.RevokeAccessToken(as(u), info.ID) }
+		}},
+		{"AccessTokenMetadata by a manager", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManageAccessTokens)
+			raw, _ := f.token(t, f.user(t), "ONE_HOUR")
+			return func(svc *reference.Service) error { _, err := svc.AccessTokenMetadata(as(u), raw); return err }
+		}},
+		{"CreatePolicy", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManagePolicies)
+			return func(svc *reference.Service) error { _, err := svc.CreatePolicy(as(u), platformPolicy(u)); return err }
+		}},
+		{"UpdatePolicy", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManagePolicies)
+			p := f.grant(t, f.user(t), reference.PrivCreateTags)
+			return func(svc *reference.Service) error {
+				_, err := svc.UpdatePolicy(as(u), p.String(), platformPolicy(u))
+				return err
+			}
+		}},
+		{"DeletePolicy", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManagePolicies)
+			p := f.grant(t, f.user(t), reference.PrivCreateTags)
+			return func(svc *reference.Service) error { _, err := svc.DeletePolicy(as(u), p.String()); return err }
+		}},
+		{"ListPolicies", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManagePolicies)
+			return func(svc *reference.Service) error { _, _, err := svc.ListPolicies(as(u), 0, 5, ""); return err }
+		}},
+		{"IngestProposal of a new user", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			return func(svc *reference.Service) error {
+				u := reference.UserURN("u-" + uuid.NewString()[:8])
+				p := reference.Proposal{EntityType: u.EntityType, EntityURN: u.String(), ChangeType: "UPSERT", AspectName: "corpUserInfo",
+					Aspect: &reference.GenericAspect{Value: `{"active":true}`, ContentType: "application/json"}}
+				_, err := svc.IngestProposal(root, p)
+				return err
+			}
+		}},
+		{"Entity read by a user with VIEW_ENTITY_PAGE", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			f.grantOn(t, u, tag, reference.PrivViewEntityPage)
+			return func(svc *reference.Service) error { _, err := svc.Entity(as(u), tag.String()); return err }
+		}},
+	}
+}
+
+func platformPolicy(u reference.URN) reference.Policy {
+	return reference.Policy{Type: reference.PolicyPlatform, State: reference.PolicyActive, Name: "p-" + uuid.NewString(),
+		Privileges: []string{reference.PrivCreateTags}, Actors: reference.ActorFilter{Users: []string{u.String()}}}
+}
+
+// grantOn gives u privileges on one resource through a metadata policy.
+func (f *fixture) grantOn(t *testing.T, u, resource reference.URN, privileges ...string) {
+	t.Helper()
+	_, err := f.svc.CreatePolicy(root, reference.Policy{
+		Type: reference.PolicyMetadata, State: reference.PolicyActive, Name: "p-" + uuid.NewString(),
+		Privileges: privileges, Actors: reference.ActorFilter{Users: []string{u.String()}},
+		Resources: &reference.ResourceFilter{Resources: []string{resource.String()}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// over is a service with f's configuration over store.
+func (f *fixture) over(t *testing.T, store reference.Store) *reference.Service {
+	t.Helper()
+	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reference.NewService(store, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt"), Now: func() time.Time { return f.now }})
+}
+
+// TestStoreFailingMidRequest: whichever of an operation's store calls fails,
+// the operation answers SERVICE_UNAVAILABLE. It never carries on with what
+// it did not get, which would turn an outage into an answer: a privilege
+// check that read no policies says "unauthorized", a user that could not be
+// read looks like no user, a list comes back empty.
+func TestStoreFailingMidRequest(t *testing.T) {
+	f := newFixture(t)
+	for _, op := range midRequestOperations() {
+		t.Run(op.name, func(t *testing.T) {
+			healthy := &faultyStore{Store: testDB}
+			if err := op.prepare(t, f)(f.over(t, healthy)); err != nil {
+				t.Fatalf("with a healthy store: %v", err)
+			}
+			if len(healthy.calls) < 1 {
+				t.Fatalf("made no store call")
+			}
+			for n := 1; n <= len(healthy.calls); n++ {
+				call := op.prepare(t, f)
+				store := &faultyStore{Store: testDB, failAt: n}
+				err := call(f.over(t, store))
+				if reference.ErrorCodeOf(err) != reference.EUNAVAILABLE {
+					t.Errorf("store call %d of %d (%s) failing: got %v, want %s", n, len(healthy.calls), healthy.calls[n-1], err, reference.EUNAVAILABLE)
+				}
+			}
+		})
+	}
+}
+
+// TestRacesBetweenTwoCalls: an entity removed by someone else between the
+// read that found it and the write that changes it is NOT_FOUND, not a
+// success that did nothing.
+func TestRacesBetweenTwoCalls(t *testing.T) {
+	f := newFixture(t)
+	for _, tc := range []struct {
+		name    string
+		prepare func(t *testing.T) (call func(*reference.Service) error, gone reference.URN)
+	}{
+		{"DeleteTag", func(t *testing.T) (func(*reference.Service) error, reference.URN) {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManageTags)
+			tag, err := f.svc.CreateTag(root, reference.CreateTagInput{ID: "t-" + uuid.NewString()[:8], Name: "n"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(svc *reference.Service) error { _, err := svc.DeleteTag(as(u), tag.String()); return err }, tag
+		}},
+		{"UpdatePolicy", func(t *testing.T) (func(*reference.Service) error, reference.URN) {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManagePolicies)
+			p := f.grant(t, f.user(t), reference.PrivCreateTags)
+			return func(svc *reference.Service) error {
+				_, err := svc.UpdatePolicy(as(u), p.String(), platformPolicy(u))
+				return err
+			}, p
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			call, _ := tc.prepare(t)
+			healthy := &faultyStore{Store: testDB}
+			if err := call(f.over(t, healthy)); err != nil {
+				t.Fatalf("with a healthy store: %v", err)
+			}
+			last := len(healthy.calls)
+			call, gone := tc.prepare(t)
+			store := &faultyStore{Store: testDB, beforeAt: last, before: func() {
+				if _, err := testDB.DeleteEntity(context.Background(), gone); err != nil {
+					panic(fmt.Sprintf("deleting %s: %v", gone, err))
+				}
+			}}
+			err := call(f.over(t, store))
+			if reference.ErrorCodeOf(err) != reference.ENOTFOUND {
+				t.Errorf("%s removed just before the %s that changes it: got %v, want %s", gone, healthy.calls[last-1], err, reference.ENOTFOUND)
+			}
+		})
+	}
+}
+
+// TestEveryOperationNeedsAnActor: the transports put the caller in the
+// context; an operation reached without one refuses, rather than acting for
+// no one.
+func TestEveryOperationNeedsAnActor(t *testing.T) {
+	f := newFixture(t)
+	tag, err := f.svc.CreateTag(root, reference.CreateTagInput{ID: "t-" + uuid.NewString()[:8], Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, info := f.token(t, f.user(t), "ONE_HOUR")
+	nobody := context.Background()
+	for name, call := range map[string]func() error{
+		"Me":       func() error { _, _, err := f.svc.Me(nobody); return err },
+		"CorpUser": func() error { _, err := f.svc.CorpUser(nobody, reference.RootUser.String()); return err },
+		"Entity":   func() error { _, err := f.svc.Entity(nobody, tag.String()); return err },
+		"Tag":      func() error { _, err := f.svc.Tag(nobody, tag.String()); return err },
+		"CreateTag": func() error {
+			_, err := f.svc.CreateTag(nobody, reference.CreateTagInput{ID: "x-" + uuid.NewString()[:8]})
+			return err
+		},
+		"DeleteTag": func() error { _, err := f.svc.DeleteTag(nobody, tag.String()); return err },
+		"CreateAccessToken": func() error {
+			_, _, err := f.svc.CreateAccessToken(nobody, reference.CreateAccessTokenInput{ActorURN: reference.RootUser.String(), Duration: "ONE_HOUR", Name: "t"})
+			return err
+		},
+		"ListAccessTokens": func() error {
+			_, _, err := f.svc.ListAccessTokens(nobody, reference.ListAccessTokensInput{Count: 5})
+			return err
+		},
+		"RevokeAccessToken":   func() error { return f.svc.RevokeAccessToken(nobody, info.ID) },
+		"AccessTokenMetadata": func() error { _, err := f.svc.AccessTokenMetadata(nobody, raw); return err },
+		"CreatePolicy":        func() error { _, err := f.svc.CreatePolicy(nobody, platformPolicy(reference.RootUser)); return err },
+		"ListPolicies":        func() error { _, _, err := f.svc.ListPolicies(nobody, 0, 5, ""); return err },
+	} {
+		if err := call(); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
+			t.Errorf("%s without an actor: %v, want %s", name, err, reference.EUNAUTHENTICATED)
+		}
+	}
+	if _, err := f.svc.Tag(root, tag.String()); err != nil {
+		t.Errorf("the tag is gone after the refused calls: %v", err)
+	}
+	if _, err := f.svc.Authenticate(nobody, raw); err != nil {
+		t.Errorf("the token stopped working after the refused calls: %v", err)
+	}
+	ghost := reference.UserURN("ghost-" + uuid.NewString()[:8])
+	if _, _, err := f.svc.Me(as(ghost)); reference.ErrorCodeOf(err) != reference.ENOTFOUND {
+		t.Errorf("Me of a user who does not exist: %v, want %s", err, reference.ENOTFOUND)
+	}
+}

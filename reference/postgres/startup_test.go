@@ -1,0 +1,103 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/catalogspec/catalogspec/reference/postgres"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
+)
+
+// TestOpenRefusesWhatItCannotUse: a URL that does not parse, and a server
+// that does not answer, are errors at start-up, never a DB that fails later.
+func TestOpenRefusesWhatItCannotUse(t *testing.T) {
+	for _, u := range []string{"postgres://[::1", "postgres://catalog@127.0.0.1:1/catalog?connect_timeout=2"} {
+		db, err := postgres.Open(context.Background(), u)
+		if err == nil || db != nil {
+			t.Errorf("Open(%q) = %v, %v; want an error", u, db, err)
+		}
+	}
+}
+
+// role makes a login role on the test server and returns the URL of the
+// database at dbURL as that role.
+func role(t *testing.T, dbURL string) (name, asRole string) {
+	t.Helper()
+	name = "r_" + uuid.NewString()[:8]
+	pgtest.Admin(t, "CREATE ROLE "+name+" LOGIN PASSWORD 'pw'")
+	t.Cleanup(func() { pgtest.Admin(t, "DROP OWNED BY "+name+" CASCADE", dbURL); pgtest.Admin(t, "DROP ROLE "+name) })
+	return name, pgtest.WithDatabase(t, dbURL, "", name, "pw")
+}
+
+// TestMigrationFailuresStopTheStart: whichever step of a migration the
+// database refuses, Migrate reports it (catalogd stops with the cause) and
+// does not record the migration as applied.
+func TestMigrationFailuresStopTheStart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		grant func(dbURL, role string)
+	}{
+		{"no right to create tables", func(string, string) {}},
+		{"no right to read the migrations table", func(dbURL, role string) {
+			pgtest.Admin(t, "CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); GRANT CREATE ON SCHEMA public TO "+role, dbURL)
+		}},
+		{"no right to record a migration", func(dbURL, role string) {
+			pgtest.Admin(t, "CREATE TABLE schema_migrations (version int PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now()); GRANT CREATE ON SCHEMA public TO "+role+"; GRANT SELECT ON schema_migrations TO "+role, dbURL)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dbURL := pgtest.Empty(t)
+			name, asRole := role(t, dbURL)
+			tc.grant(dbURL, name)
+			db, err := postgres.Open(context.Background(), asRole)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := db.Migrate(context.Background()); err == nil {
+				t.Fatal("Migrate reported no error")
+			}
+			admin, err := postgres.Open(context.Background(), dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Close()
+			if err := postgres.Exec(context.Background(), admin, `SELECT 1 FROM aspects`); err == nil {
+				t.Error("the aspects table is there after a failed migration")
+			}
+		})
+	}
+	closed, _ := pgtest.Fresh(t)
+	closed.Close()
+	if err := closed.Migrate(context.Background()); err == nil {
+		t.Error("Migrate over a closed pool reported no error")
+	}
+}
+
+// TestSecretFailures: a secret that cannot be read, generated or stored is
+// an error, never an empty key.
+func TestSecretFailures(t *testing.T) {
+	db, dbURL := pgtest.Fresh(t)
+	boom := errors.New("no entropy")
+	if v, err := db.Secret(context.Background(), "s-"+uuid.NewString(), func() ([]byte, error) { return nil, boom }); !errors.Is(err, boom) {
+		t.Errorf("generate failing: %q, %v", v, err)
+	}
+	name, asRole := role(t, dbURL)
+	pgtest.Admin(t, "GRANT SELECT ON secrets TO "+name, dbURL)
+	reader, err := postgres.Open(context.Background(), asRole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	if v, err := reader.Secret(context.Background(), "s-"+uuid.NewString(), nil); err == nil {
+		t.Errorf("storing refused: %q, no error", v)
+	}
+	closed, _ := pgtest.Fresh(t)
+	closed.Close()
+	if v, err := closed.Secret(context.Background(), "s", nil); err == nil {
+		t.Errorf("over a closed pool: %q, no error", v)
+	}
+}
