@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -26,6 +27,20 @@ type Config struct {
 type Service struct {
 	store Store
 	cfg   Config
+
+	// policies is the active policies, decoded and indexed, as of the
+	// store's version polVersion; kept only when the store is Versioned.
+	polMu      sync.Mutex
+	policies   *policyIndex
+	polVersion uint64
+}
+
+// Versioned is a Store that can say, without a round trip, whether what it
+// holds of an entity type may have changed: a Service keeps what it derived
+// from them (the policies, decoded and indexed) while the version stays the
+// same and the store says it can be trusted.
+type Versioned interface {
+	Version(entityType string) (version uint64, trusted bool)
 }
 
 // NewService returns a Service over store.
@@ -64,8 +79,23 @@ func (s *Service) actor(ctx context.Context) (Actor, error) {
 	return a, nil
 }
 
-// activePolicies loads the ACTIVE policies as they are now.
-func (s *Service) activePolicies(ctx context.Context) ([]Policy, error) {
+// activePolicies returns the ACTIVE policies as they are now, indexed by
+// whom they name.
+func (s *Service) activePolicies(ctx context.Context) (*policyIndex, error) {
+	versioned, _ := s.store.(Versioned)
+	var (
+		version uint64
+		trusted bool
+	)
+	if versioned != nil {
+		version, trusted = versioned.Version(EntityPolicy)
+		s.polMu.Lock()
+		ix, v := s.policies, s.polVersion
+		s.polMu.Unlock()
+		if trusted && ix != nil && v == version {
+			return ix, nil
+		}
+	}
 	aspects, _, err := s.store.ListAspects(ctx, Filter{
 		EntityType: EntityPolicy, Aspect: AspectPolicyInfo,
 		Where: map[string][]string{"state": {PolicyActive}},
@@ -81,7 +111,47 @@ func (s *Service) activePolicies(ctx context.Context) ([]Policy, error) {
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	ix := newPolicyIndex(out)
+	if trusted {
+		// version was read before the policies: a change made meanwhile
+		// has moved the store's version on, and the next call reloads.
+		s.polMu.Lock()
+		s.policies, s.polVersion = ix, version
+		s.polMu.Unlock()
+	}
+	return ix, nil
+}
+
+// policyIndex is a set of active policies indexed by the users they name,
+// so that evaluating a request costs what the policies that can apply to
+// its caller cost, however many name others.
+type policyIndex struct {
+	byUser   map[string][]Policy
+	allUsers []Policy
+}
+
+func newPolicyIndex(ps []Policy) *policyIndex {
+	ix := &policyIndex{byUser: map[string][]Policy{}}
+	for _, p := range ps {
+		if p.Actors.AllUsers {
+			ix.allUsers = append(ix.allUsers, p)
+			continue
+		}
+		for _, u := range slices.Compact(slices.Sorted(slices.Values(p.Actors.Users))) {
+			ix.byUser[u] = append(ix.byUser[u], p)
+		}
+	}
+	return ix
+}
+
+// naming calls f with every policy that can apply to user.
+func (ix *policyIndex) naming(user URN, f func(Policy)) {
+	for _, p := range ix.allUsers {
+		f(p)
+	}
+	for _, p := range ix.byUser[user.String()] {
+		f(p)
+	}
 }
 
 // can reports whether actor holds one of privileges on resource (zero for
@@ -108,13 +178,13 @@ func (s *Service) holds(ctx context.Context, a Actor, resource URN, privileges .
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range policies {
+	policies.naming(a.URN, func(p Policy) {
 		for _, priv := range privileges {
 			if p.Grants(a.URN, priv, resource) {
 				held[priv] = true
 			}
 		}
-	}
+	})
 	return held, nil
 }
 

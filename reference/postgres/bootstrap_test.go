@@ -137,3 +137,15 @@ func TestFirstStartReportsStoreFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestRootPasswordLongerThanBcryptTakes: bcrypt keeps 72 bytes; a longer
+// password is refused at start-up, not cut short where no one can see.
+func TestRootPasswordLongerThanBcryptTakes(t *testing.T) {
+	db, _ := pgtest.Fresh(t)
+	if _, err := firstStart(t, db).Bootstrap(context.Background(), strings.Repeat("p", 73)); err == nil {
+		t.Fatal("a 73-byte root password was taken")
+	}
+	if _, err := db.Aspect(context.Background(), reference.RootUser, reference.AspectCorpUserCredentials); reference.ErrorCodeOf(err) != reference.ENOTFOUND {
+		t.Errorf("root's credentials after the refusal: %v, want none", err)
+	}
+}

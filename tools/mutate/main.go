@@ -93,6 +93,7 @@ type options struct {
 	ids         string
 	faults      bool
 	unit        bool
+	recheck     string
 }
 
 func main() {
@@ -105,6 +106,7 @@ func run() int {
 	flag.IntVar(&o.jobs, "jobs", 1, "mutants built and run at once")
 	flag.BoolVar(&o.faults, "faults", true, "run the reference's hardening tests (PostgreSQL stopped and frozen, hostile documents, slow connections, bad input) on each mutant the suite lets through")
 	flag.BoolVar(&o.unit, "unit", true, "run the reference's unit tests (start-up, restart, a store failing mid-request, the domain's own checks), built with the mutant, on each mutant the suite and the hardening tests let through")
+	flag.StringVar(&o.recheck, "recheck", "", "run the mutants -equivalent lists instead of the others, to see whether their listing still holds: \"all\", or those whose reason starts with this text (e.g. unreachable)")
 	flag.StringVar(&o.files, "files", "", "only mutants in these files: comma-separated globs on the path from the module root (e.g. reference/urn.go,reference/httpapi/*.go)")
 	flag.IntVar(&o.sample, "sample", 0, "run only N mutants, spread evenly over the selection (deterministic)")
 	flag.BoolVar(&o.list, "list", false, "print the mutants and exit; nothing is built or run")
@@ -172,9 +174,14 @@ func run() int {
 
 	var torun, skippedEquiv []*Mutant
 	for _, m := range selected {
-		if equiv.has(m) {
+		switch {
+		case o.recheck != "":
+			if equiv.has(m) && (o.recheck == "all" || strings.HasPrefix(equiv.reason(m), o.recheck)) {
+				torun = append(torun, m)
+			}
+		case equiv.has(m):
 			skippedEquiv = append(skippedEquiv, m)
-		} else {
+		default:
 			torun = append(torun, m)
 		}
 	}

@@ -21,6 +21,7 @@ type limits struct {
 	idleTimeout    time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
 	maxHeaderBytes int           // CATALOGD_MAX_HEADER_BYTES
 	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,ERRORS}
+	cache          bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
 }
 
 // readHeaderTimeout bounds the request line and headers: no client needs
@@ -35,6 +36,7 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		idleTimeout:    120 * time.Second,
 		maxHeaderBytes: 64 << 10,
 		graphql:        graph.DefaultLimits,
+		cache:          true,
 	}
 	durations := []struct {
 		name string
@@ -66,6 +68,13 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_GRAPHQL_MAX_DEPTH", &l.graphql.Depth},
 		{"CATALOGD_GRAPHQL_MAX_SAME_NAME", &l.graphql.SameName},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
+	}
+	if v := strings.TrimSpace(getenv("CATALOGD_CACHE")); v != "" {
+		on, err := strconv.ParseBool(v)
+		if err != nil {
+			return limits{}, fmt.Errorf("CATALOGD_CACHE must be true or false, not %q", v)
+		}
+		l.cache = on
 	}
 	if v := strings.TrimSpace(getenv("CATALOGD_GRAPHQL_INTROSPECTION")); v != "" {
 		on, err := strconv.ParseBool(v)

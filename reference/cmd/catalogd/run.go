@@ -116,10 +116,16 @@ type backend struct {
 	limits   limits // read from the environment once, before any I/O
 	provided *pgprovider.Database
 	db       *postgres.DB
-	svc      *reference.Service
+	// cache is the store serve uses (nil for token create, or with
+	// CATALOGD_CACHE=false).
+	cache *postgres.Cache
+	svc   *reference.Service
 }
 
 func (b *backend) close() {
+	if b.cache != nil {
+		b.cache.Close()
+	}
 	if b.db != nil {
 		b.db.Close()
 	}
@@ -132,7 +138,9 @@ func (b *backend) close() {
 // the token signing key and salt from the environment (or from the database,
 // where they were generated once), and bootstraps the root user and the boot
 // policies. A root password it had to generate is shown once on announce.
-func open(ctx context.Context, c common, getenv func(string) string, announce, stderr io.Writer) (_ *backend, _ *slog.Logger, err error) {
+// With cached, the Service reads users, tokens and policies through a
+// postgres.Cache that follows every change made through any replica.
+func open(ctx context.Context, c common, getenv func(string) string, announce, stderr io.Writer, cached bool) (_ *backend, _ *slog.Logger, err error) {
 	logger, err := c.logger(stderr)
 	if err != nil {
 		return nil, nil, err
@@ -187,7 +195,12 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		logger.Warn("this instance's clock runs ahead: for conformance testing only", "CATALOGD_CLOCK_OFFSET", getenv("CATALOGD_CLOCK_OFFSET"))
 		codec = codec.WithClock(now)
 	}
-	b.svc = reference.NewService(b.db, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now})
+	var store reference.Store = b.db
+	if cached && b.limits.cache {
+		b.cache = postgres.NewCache(b.db, b.provided.URL, logger)
+		store = b.cache
+	}
+	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now})
 	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
 	if err != nil {
 		return nil, nil, err

@@ -40,7 +40,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if c.postgres != "local" && c.postgres != "container" {
 		return fmt.Errorf("bad --postgres %q: use local or container", c.postgres)
 	}
-	b, logger, err := open(ctx, c, getenv, stdout, stderr)
+	b, logger, err := open(ctx, c, getenv, stdout, stderr, true)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 	if u, err := reference.ParseURN(actor); err != nil || u.EntityType != reference.EntityCorpUser {
 		return fmt.Errorf("token create: --actor %q is not a user URN such as urn:li:corpuser:datahub", actor)
 	}
-	b, logger, err := open(ctx, c, getenv, stderr, stderr)
+	b, logger, err := open(ctx, c, getenv, stderr, stderr, false)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,417 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// Cached entity types: what authentication and authorization read on every
+// request. Migration 003 notifies every change to them.
+var cachedTypes = map[string]bool{
+	reference.EntityCorpUser:    true,
+	reference.EntityAccessToken: true,
+	reference.EntityPolicy:      true,
+}
+
+const (
+	// changesChannel is the channel migration 003's trigger notifies.
+	changesChannel = "catalogd_changes"
+	// heartbeat is how often an idle listener checks that its connection
+	// answers and that it has seen every change.
+	heartbeat = 200 * time.Millisecond
+	// trustFor is how long a confirmation (a notification or a heartbeat)
+	// keeps the cache trusted: past it, without a newer one, every read
+	// goes to the database.
+	trustFor = 4 * heartbeat
+	// maxEntities and maxLists bound the cache; past them it starts over.
+	maxEntities = 200_000
+	maxLists    = 256
+)
+
+// Cache is a Store that keeps, in memory, the users, access tokens and
+// policies it has read, and learns of every change to them through the
+// database itself (LISTEN/NOTIFY, sent by a trigger in the transaction of
+// the change), so that a change made through any replica is seen by every
+// other one as soon as it commits. It never trades exactness for speed:
+//
+//   - a change made through this Cache is applied to it before the write
+//     returns, so the next request here sees it;
+//   - a change made elsewhere is applied when its notification arrives
+//     (milliseconds);
+//   - whenever the Cache cannot be sure it has seen every change (its
+//     listening connection is down, a numbered notification is missing, or
+//     no confirmation came for trustFor), it serves every read from the
+//     database until it is sure again, and starts over empty.
+//
+// Everything else (tags, datasets, secrets) passes through to the DB.
+type Cache struct {
+	*DB
+	url    string
+	logger *slog.Logger
+
+	mu sync.Mutex
+	// sureUntil: the cache may be trusted until then; zero when not.
+	sureUntil time.Time
+	// seen is the number of the last change applied.
+	seen int64
+	// generation is bumped by every invalidation, so that a read that
+	// raced with one does not put what it read in the cache.
+	generation uint64
+	// versions counts the invalidations of each entity type.
+	versions map[string]uint64
+	entities map[string][]reference.Aspect    // by URN; an empty slice: no such entity
+	lists    map[string]map[string]cachedList // by entity type, then by filter
+	ready    chan struct{}                    // closed when first sure
+	stop     context.CancelFunc
+	done     chan struct{}
+	now      func() time.Time
+}
+
+type cachedList struct {
+	aspects []reference.Aspect
+	total   int
+}
+
+// NewCache starts listening for changes on the database at url (the one db
+// uses) and returns the cache over db. It serves reads from the database
+// until it first has a confirmed view. Close stops it.
+func NewCache(db *DB, url string, logger *slog.Logger) *Cache {
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Cache{
+		DB: db, url: url, logger: logger,
+		versions: map[string]uint64{},
+		entities: map[string][]reference.Aspect{},
+		lists:    map[string]map[string]cachedList{},
+		ready:    make(chan struct{}),
+		stop:     cancel,
+		done:     make(chan struct{}),
+		now:      time.Now,
+	}
+	go c.listen(ctx)
+	return c
+}
+
+// Close stops listening. The DB is the caller's to close.
+func (c *Cache) Close() {
+	c.stop()
+	<-c.done
+}
+
+// Ready is closed once the cache has had its first confirmed view.
+func (c *Cache) Ready() <-chan struct{} { return c.ready }
+
+// Version says how many times the cached entities of entityType have been
+// invalidated, and whether the cache is trusted now; a caller may keep
+// what it derived from them while the version stays the same and trusted.
+func (c *Cache) Version(entityType string) (uint64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.versions[entityType], c.trusted()
+}
+
+func (c *Cache) trusted() bool { return c.now().Before(c.sureUntil) }
+
+// Aspects returns every aspect of urn, from memory when it can.
+func (c *Cache) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspect, error) {
+	if !cachedTypes[urn.EntityType] {
+		return c.DB.Aspects(ctx, urn)
+	}
+	key := urn.String()
+	c.mu.Lock()
+	if as, ok := c.entities[key]; ok && c.trusted() {
+		c.mu.Unlock()
+		return slices.Clone(as), nil
+	}
+	gen := c.generation
+	c.mu.Unlock()
+	as, err := c.DB.Aspects(ctx, urn)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if gen == c.generation && c.trusted() {
+		if len(c.entities) >= maxEntities {
+			clear(c.entities)
+		}
+		c.entities[key] = slices.Clip(slices.Clone(as))
+	}
+	c.mu.Unlock()
+	return as, nil
+}
+
+// Aspect returns one aspect, from the entity's cached aspects when it can.
+func (c *Cache) Aspect(ctx context.Context, urn reference.URN, name string) (reference.Aspect, error) {
+	if !cachedTypes[urn.EntityType] {
+		return c.DB.Aspect(ctx, urn, name)
+	}
+	as, err := c.Aspects(ctx, urn)
+	if err != nil {
+		return reference.Aspect{}, err
+	}
+	for _, a := range as {
+		if a.Name == name {
+			return a, nil
+		}
+	}
+	return reference.Aspect{}, reference.Errorf(reference.ENOTFOUND, "not found")
+}
+
+// ListAspects returns a listing, from memory when it can.
+func (c *Cache) ListAspects(ctx context.Context, f reference.Filter) ([]reference.Aspect, int, error) {
+	if !cachedTypes[f.EntityType] {
+		return c.DB.ListAspects(ctx, f)
+	}
+	key := filterKey(f)
+	c.mu.Lock()
+	if l, ok := c.lists[f.EntityType][key]; ok && c.trusted() {
+		c.mu.Unlock()
+		return slices.Clone(l.aspects), l.total, nil
+	}
+	gen := c.generation
+	c.mu.Unlock()
+	as, total, err := c.DB.ListAspects(ctx, f)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.mu.Lock()
+	if gen == c.generation && c.trusted() {
+		byFilter := c.lists[f.EntityType]
+		if byFilter == nil || len(byFilter) >= maxLists {
+			byFilter = map[string]cachedList{}
+			c.lists[f.EntityType] = byFilter
+		}
+		byFilter[key] = cachedList{aspects: slices.Clip(slices.Clone(as)), total: total}
+	}
+	c.mu.Unlock()
+	return as, total, nil
+}
+
+// filterKey is a canonical text of f.
+func filterKey(f reference.Filter) string {
+	var b strings.Builder
+	b.WriteString(f.Aspect)
+	for _, field := range slices.Sorted(maps.Keys(f.Where)) {
+		b.WriteString("\x00" + field)
+		for _, v := range f.Where[field] {
+			b.WriteString("\x01" + v)
+		}
+	}
+	b.WriteString("\x00" + strconv.Itoa(f.Start) + "\x00" + strconv.Itoa(f.Count))
+	return b.String()
+}
+
+// The writes go to the database, then invalidate what they changed here
+// before returning: the next request on this replica sees them.
+
+func (c *Cache) CreateEntity(ctx context.Context, aspects []reference.Aspect) error {
+	err := c.DB.CreateEntity(ctx, aspects)
+	for _, a := range aspects {
+		c.invalidate(a.URN)
+	}
+	return err
+}
+
+func (c *Cache) UpsertAspect(ctx context.Context, a reference.Aspect) error {
+	err := c.DB.UpsertAspect(ctx, a)
+	c.invalidate(a.URN)
+	return err
+}
+
+func (c *Cache) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
+	err := c.DB.ReplaceAspect(ctx, a)
+	c.invalidate(a.URN)
+	return err
+}
+
+func (c *Cache) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error) {
+	found, err := c.DB.DeleteEntity(ctx, urn)
+	c.invalidate(urn)
+	return found, err
+}
+
+// invalidate forgets what is cached of urn and of listings of its type. A
+// failed write invalidates too: it may have committed before the error.
+func (c *Cache) invalidate(urn reference.URN) {
+	if !cachedTypes[urn.EntityType] {
+		return
+	}
+	c.mu.Lock()
+	c.invalidateLocked(urn.EntityType, urn.String())
+	c.mu.Unlock()
+}
+
+func (c *Cache) invalidateLocked(entityType, urn string) {
+	delete(c.entities, urn)
+	delete(c.lists, entityType)
+	c.versions[entityType]++
+	c.generation++
+}
+
+// distrust forgets everything and stops trusting the cache until resync.
+func (c *Cache) distrust() {
+	c.mu.Lock()
+	c.sureUntil = time.Time{}
+	c.forgetLocked()
+	c.mu.Unlock()
+}
+
+func (c *Cache) forgetLocked() {
+	clear(c.entities)
+	clear(c.lists)
+	for t := range cachedTypes {
+		c.versions[t]++
+	}
+	c.generation++
+}
+
+// confirm extends the trust after a notification or a heartbeat.
+func (c *Cache) confirmLocked() { c.sureUntil = c.now().Add(trustFor) }
+
+// listen keeps a connection listening for changes, reconnecting when it
+// drops; while it is down the cache is not trusted.
+func (c *Cache) listen(ctx context.Context) {
+	defer close(c.done)
+	backoff := 50 * time.Millisecond
+	for ctx.Err() == nil {
+		err := c.listenOnce(ctx)
+		c.distrust()
+		if ctx.Err() != nil {
+			return
+		}
+		c.logger.Warn("change notifications interrupted: reading users, tokens and policies from the database until they resume", "error", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, time.Second)
+	}
+}
+
+// listenOnce connects, starts listening, takes the current change number as
+// its starting point and applies notifications until the connection fails.
+func (c *Cache) listenOnce(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, c.timeout)
+	conn, err := pgx.Connect(cctx, c.url)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if err := c.exec(ctx, conn, "LISTEN "+changesChannel); err != nil {
+		return err
+	}
+	seq, err := c.current(ctx, conn)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.forgetLocked()
+	c.seen = seq
+	c.confirmLocked()
+	c.mu.Unlock()
+	select {
+	case <-c.ready:
+	default:
+		close(c.ready)
+	}
+	for {
+		wctx, cancel := context.WithTimeout(ctx, heartbeat)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case err == nil:
+			c.apply(n.Payload)
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded) || wctx.Err() != nil:
+			if err := c.check(ctx, conn); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// check asks for the current change number, applies the notifications that
+// came with the answer, and starts over if any change was not notified.
+func (c *Cache) check(ctx context.Context, conn *pgx.Conn) error {
+	seq, err := c.current(ctx, conn)
+	if err != nil {
+		return err
+	}
+	// Every change committed before the answer was notified before it.
+	for {
+		done, cancel := context.WithCancel(ctx)
+		cancel()
+		n, err := conn.WaitForNotification(done)
+		if err != nil || n == nil {
+			break
+		}
+		c.apply(n.Payload)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seq > c.seen {
+		c.logger.Warn("a change was not notified: starting the cache over", "seen", c.seen, "current", seq)
+		c.forgetLocked()
+		c.seen = seq
+	}
+	c.confirmLocked()
+	return nil
+}
+
+// apply takes one notification, "<number> <urn>".
+func (c *Cache) apply(payload string) {
+	num, urn, _ := strings.Cut(payload, " ")
+	seq, err := strconv.ParseInt(num, 10, 64)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entityType := ""
+	if u, perr := reference.ParseURN(urn); perr == nil {
+		entityType = u.EntityType
+	}
+	switch {
+	case err != nil || entityType == "":
+		c.logger.Warn("unreadable change notification: starting the cache over", "payload", reference.Excerpt(payload))
+		c.forgetLocked()
+		return // trust is renewed by the next heartbeat, which re-reads the number
+	case seq == c.seen+1:
+		c.invalidateLocked(entityType, urn)
+	case seq <= c.seen:
+		c.invalidateLocked(entityType, urn) // already counted; harmless
+		return
+	default:
+		c.logger.Warn("change notifications were missed: starting the cache over", "seen", c.seen, "got", seq)
+		c.forgetLocked()
+	}
+	c.seen = seq
+	c.confirmLocked()
+}
+
+func (c *Cache) current(ctx context.Context, conn *pgx.Conn) (int64, error) {
+	qctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var seq int64
+	err := conn.QueryRow(qctx, `SELECT seq FROM changes WHERE id = 1`).Scan(&seq)
+	return seq, err
+}
+
+func (c *Cache) exec(ctx context.Context, conn *pgx.Conn, sql string) error {
+	qctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	_, err := conn.Exec(qctx, sql)
+	return err
+}
