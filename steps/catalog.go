@@ -30,11 +30,11 @@ const (
 
 var levels = []string{levelMust, levelShould, levelMay}
 
-// Capabilities a scenario can need, tagged @cap:<name>. The last three need
+// Capabilities a scenario can need, tagged @cap:<name>. The last four need
 // an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
 	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion",
-	"auth-disabled", "auth-disabled-frontend", "clock",
+	"auth-disabled", "auth-disabled-frontend", "clock", "replicas",
 }
 
 // idShape is what a scenario id looks like: the feature's short name and

@@ -105,6 +105,20 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	}
 	stops = append(stops, stop)
 
+	// A fourth, like the first, for what replicas sharing a database must
+	// agree on (@cap:replicas).
+	replicaLogPath := filepath.Join(reportsDir, "catalogd-replica.log")
+	replicaLog, err := os.Create(replicaLogPath)
+	if err != nil {
+		return nil, err
+	}
+	stops = append(stops, func(context.Context) error { return replicaLog.Close() })
+	replicaGMS, _, stop, err := startCatalogd(ctx, bin, withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), replicaLog, replicaLogPath)
+	if err != nil {
+		return nil, fmt.Errorf("the replica instance: %w", err)
+	}
+	stops = append(stops, stop)
+
 	token, err := mintAdminToken(ctx, bin, env)
 	if err != nil {
 		return nil, err
@@ -118,6 +132,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 
 		NoAuthFrontend: noAuthFrontend,
 		LaterGMS:       laterGMS,
+		ReplicaGMS:     replicaGMS,
 		stop:           stopAll,
 	}, nil
 }

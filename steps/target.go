@@ -22,6 +22,7 @@ import (
 //	| CATALOGSPEC_NOAUTH_GMS_URL | metadata service of an auth-disabled instance | unset: @cap:auth-disabled is skipped |
 //	| CATALOGSPEC_NOAUTH_FRONTEND_URL | frontend of that instance                | unset: its scenarios are skipped |
 //	| CATALOGSPEC_LATER_GMS_URL  | metadata service of an instance of the same deployment whose clock runs 25 hours ahead | unset: @cap:clock is skipped |
+//	| CATALOGSPEC_REPLICA_GMS_URL | metadata service of another instance of the same deployment (same database, same clock) | unset: @cap:replicas is skipped |
 //	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
 const (
@@ -31,6 +32,7 @@ const (
 	envNoAuth         = "CATALOGSPEC_NOAUTH_GMS_URL"
 	envNoAuthFrontend = "CATALOGSPEC_NOAUTH_FRONTEND_URL"
 	envLater          = "CATALOGSPEC_LATER_GMS_URL"
+	envReplica        = "CATALOGSPEC_REPLICA_GMS_URL"
 	envPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
 	envCatalogd       = "CATALOGSPEC_CATALOGD"
 )
@@ -58,6 +60,9 @@ type target struct {
 	// LaterGMS is the metadata service of an instance sharing the target's
 	// data whose clock runs laterBy ahead; "" when there is none.
 	LaterGMS string
+	// ReplicaGMS is the metadata service of another instance of the same
+	// deployment; "" when there is none.
+	ReplicaGMS string
 	// Propagation is how long a policy change, or a token's appearing in
 	// or leaving a list, may take to show.
 	Propagation time.Duration
@@ -91,6 +96,7 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 
 		NoAuthFrontend: strings.TrimRight(getenv(envNoAuthFrontend), "/"),
 		LaterGMS:       strings.TrimRight(getenv(envLater), "/"),
+		ReplicaGMS:     strings.TrimRight(getenv(envReplica), "/"),
 	}
 	var err error
 	if t.Propagation, err = propagation(getenv, defaultPropagation); err != nil {
@@ -106,7 +112,7 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s is set, so %s must be set too", envGMS, strings.Join(missing, " and "))
 	}
-	for name, u := range map[string]string{envGMS: t.GMS, envFrontend: t.Frontend, envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS} {
+	for name, u := range map[string]string{envGMS: t.GMS, envFrontend: t.Frontend, envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS, envReplica: t.ReplicaGMS} {
 		if u == "" {
 			continue
 		}
@@ -140,6 +146,7 @@ var capabilities = []struct {
 	{"@cap:auth-disabled", func(t *target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + envNoAuth + ")"},
 	{"@cap:auth-disabled-frontend", func(t *target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + envNoAuthFrontend + ")"},
 	{"@cap:clock", func(t *target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + envLater + ")"},
+	{"@cap:replicas", func(t *target) bool { return t.ReplicaGMS != "" }, "a second instance of the same deployment (" + envReplica + ")"},
 }
 
 // lacks says what the target lacks for the scenario, "" when nothing.
@@ -174,8 +181,12 @@ func (t *target) describe() string {
 	if later == "" {
 		later = "none (@cap:clock scenarios are skipped)"
 	}
-	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s, later-clock gms %s, propagation window %s",
-		who, t.GMS, t.Frontend, noAuth, later, t.Propagation)
+	replica := t.ReplicaGMS
+	if replica == "" {
+		replica = "none (@cap:replicas scenarios are skipped)"
+	}
+	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s, later-clock gms %s, replica gms %s, propagation window %s",
+		who, t.GMS, t.Frontend, noAuth, later, replica, t.Propagation)
 }
 
 var errNoCatalogd = errors.New("catalogd binary not found")

@@ -24,6 +24,10 @@ var cachedTypes = map[string]bool{
 	reference.EntityPolicy:      true,
 }
 
+// ListenerName is the application_name of the connection a Cache listens
+// on, as pg_stat_activity shows it.
+const ListenerName = "catalogd changes listener"
+
 const (
 	// changesChannel is the channel migration 003's trigger notifies.
 	changesChannel = "catalogd_changes"
@@ -302,8 +306,13 @@ func (c *Cache) listen(ctx context.Context) {
 // listenOnce connects, starts listening, takes the current change number as
 // its starting point and applies notifications until the connection fails.
 func (c *Cache) listenOnce(ctx context.Context) error {
+	cfg, err := pgx.ParseConfig(c.url)
+	if err != nil {
+		return err
+	}
+	cfg.RuntimeParams["application_name"] = ListenerName
 	cctx, cancel := context.WithTimeout(ctx, c.timeout)
-	conn, err := pgx.Connect(cctx, c.url)
+	conn, err := pgx.ConnectConfig(cctx, cfg)
 	cancel()
 	if err != nil {
 		return err

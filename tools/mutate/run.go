@@ -184,7 +184,7 @@ func (r *runner) start(ctx context.Context) error {
 	drop := map[string]bool{
 		"DATABASE_URL": true, "CATALOGSPEC_CATALOGD": true, "CATALOGSPEC_REPORTS_DIR": true, "CATALOGSPEC_FORMAT": true,
 		"CATALOGSPEC_GMS_URL": true, "CATALOGSPEC_FRONTEND_URL": true, "CATALOGSPEC_ADMIN_TOKEN": true,
-		"CATALOGSPEC_NOAUTH_GMS_URL": true, "CATALOGSPEC_NOAUTH_FRONTEND_URL": true, "CATALOGSPEC_LATER_GMS_URL": true,
+		"CATALOGSPEC_NOAUTH_GMS_URL": true, "CATALOGSPEC_NOAUTH_FRONTEND_URL": true, "CATALOGSPEC_LATER_GMS_URL": true, "CATALOGSPEC_REPLICA_GMS_URL": true,
 	}
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); !drop[k] {

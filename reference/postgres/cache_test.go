@@ -1,0 +1,229 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/postgres"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
+)
+
+// replicas are two caches on one fresh database, as two catalogd would be,
+// each ready (listening, with a confirmed view).
+func replicas(t *testing.T) (db *postgres.DB, dbURL string, a, b *postgres.Cache) {
+	t.Helper()
+	db, dbURL = pgtest.Fresh(t)
+	open := func() *postgres.Cache {
+		own, err := postgres.Open(context.Background(), dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := postgres.NewCache(own, dbURL, slog.New(slog.DiscardHandler))
+		t.Cleanup(func() { c.Close(); own.Close() })
+		select {
+		case <-c.Ready():
+		case <-time.After(10 * time.Second):
+			t.Fatal("the cache did not get ready within 10s")
+		}
+		return c
+	}
+	return db, dbURL, open(), open()
+}
+
+func info(urn reference.URN, display string) reference.Aspect {
+	return reference.Aspect{URN: urn, Name: reference.AspectCorpUserInfo, Value: json.RawMessage(`{"active":true,"displayName":"` + display + `"}`), CreatedAt: time.Now(), CreatedBy: reference.RootUser.String()}
+}
+
+// displayName reads a user's display name through store.
+func displayName(t *testing.T, store reference.Store, urn reference.URN) string {
+	t.Helper()
+	a, err := store.Aspect(context.Background(), urn, reference.AspectCorpUserInfo)
+	if reference.ErrorCodeOf(err) == reference.ENOTFOUND {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		DisplayName string `json:"displayName"`
+	}
+	if err := json.Unmarshal(a.Value, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.DisplayName
+}
+
+// within polls until store shows want for urn, failing after limit.
+func within(t *testing.T, limit time.Duration, store reference.Store, urn reference.URN, want, what string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		got := displayName(t, store, urn)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: after %s the cache still shows %q, want %q", what, limit, got, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// TestCacheSeesItsOwnWritesAtOnce: a replica's own change shows on the very
+// next read there, with no wait.
+func TestCacheSeesItsOwnWritesAtOnce(t *testing.T) {
+	_, _, a, _ := replicas(t)
+	u := reference.UserURN("own")
+	for _, name := range []string{"first", "second", "third"} {
+		if err := a.UpsertAspect(context.Background(), info(u, name)); err != nil {
+			t.Fatal(err)
+		}
+		if got := displayName(t, a, u); got != name {
+			t.Fatalf("right after writing %q the cache shows %q", name, got)
+		}
+	}
+	if _, err := a.DeleteEntity(context.Background(), u); err != nil {
+		t.Fatal(err)
+	}
+	if got := displayName(t, a, u); got != "" {
+		t.Fatalf("right after the delete the cache shows %q", got)
+	}
+}
+
+// TestCacheFollowsOtherReplicas: what one replica changes, another that has
+// it cached shows once the notification arrives; so do changes made around
+// catalogd altogether (plain SQL), and listings (policies) follow too.
+func TestCacheFollowsOtherReplicas(t *testing.T) {
+	db, _, a, b := replicas(t)
+	u := reference.UserURN("shared")
+	if err := a.UpsertAspect(context.Background(), info(u, "before")); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, b, u, "before", "a user made through another replica")
+	if err := a.UpsertAspect(context.Background(), info(u, "after")); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, b, u, "after", "a user changed through another replica")
+	if err := postgres.Exec(context.Background(), db, `UPDATE aspects SET value = '{"active":true,"displayName":"by hand"}' WHERE urn = $1 AND aspect = 'corpUserInfo'`, u.String()); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, b, u, "by hand", "a user changed by plain SQL")
+	within(t, 5*time.Second, a, u, "by hand", "a user changed by plain SQL, on the replica that wrote it before")
+
+	policies := reference.Filter{EntityType: reference.EntityPolicy, Aspect: reference.AspectPolicyInfo}
+	before, _, err := b.ListAspects(context.Background(), policies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := reference.Aspect{URN: reference.URN{EntityType: reference.EntityPolicy, ID: "p1"}, Name: reference.AspectPolicyInfo, Value: json.RawMessage(`{"state":"ACTIVE"}`), CreatedAt: time.Now(), CreatedBy: "x"}
+	if err := a.UpsertAspect(context.Background(), p); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		after, _, err := b.ListAspects(context.Background(), policies)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(after) == len(before)+1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a policy made through another replica: the listing still has %d, want %d", len(after), len(before)+1)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, trusted := b.Version(reference.EntityPolicy); !trusted {
+		t.Error("a replica with a live listener does not trust its cache")
+	}
+}
+
+// TestCacheNoticesAMissedChange: a change whose notification never came (the
+// trigger was off while the counter moved on) is noticed by the next
+// heartbeat, which starts the cache over.
+func TestCacheNoticesAMissedChange(t *testing.T) {
+	db, _, _, b := replicas(t)
+	u := reference.UserURN("missed")
+	if err := b.UpsertAspect(context.Background(), info(u, "cached")); err != nil {
+		t.Fatal(err)
+	}
+	if got := displayName(t, b, u); got != "cached" {
+		t.Fatalf("the cache shows %q", got)
+	}
+	err := postgres.Exec(context.Background(), db, `
+		BEGIN;
+		ALTER TABLE aspects DISABLE TRIGGER aspects_written;
+		UPDATE aspects SET value = '{"active":true,"displayName":"silent"}' WHERE urn = '`+u.String()+`' AND aspect = 'corpUserInfo';
+		UPDATE changes SET seq = seq + 1 WHERE id = 1;
+		ALTER TABLE aspects ENABLE TRIGGER aspects_written;
+		COMMIT;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, b, u, "silent", "a change that was counted but not notified")
+}
+
+// TestCacheReadsThroughWhileNotListening: when its listening connection is
+// cut, a replica stops trusting what it holds at once and reads from the
+// database, and starts listening again by itself.
+func TestCacheReadsThroughWhileNotListening(t *testing.T) {
+	db, _, a, b := replicas(t)
+	u := reference.UserURN("cut")
+	if err := a.UpsertAspect(context.Background(), info(u, "before")); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, b, u, "before", "a user made through another replica")
+	// Cut every listener and, in the same transaction, change the user with
+	// the trigger off: no notification can tell b.
+	err := postgres.Exec(context.Background(), db, `
+		BEGIN;
+		ALTER TABLE aspects DISABLE TRIGGER aspects_written;
+		UPDATE aspects SET value = '{"active":true,"displayName":"while cut"}' WHERE urn = '`+u.String()+`' AND aspect = 'corpUserInfo';
+		ALTER TABLE aspects ENABLE TRIGGER aspects_written;
+		SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '`+postgres.ListenerName+`';
+		COMMIT;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, b, u, "while cut", "a change made while the listener was cut")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, trusted := b.Version(reference.EntityCorpUser); trusted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cache did not listen again within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := a.UpsertAspect(context.Background(), info(u, "listening again")); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, b, u, "listening again", "a change made after the listener came back")
+}
+
+// TestCachePassesOtherEntitiesThrough: tags and datasets are read from the
+// database every time (they are not what every request reads).
+func TestCachePassesOtherEntitiesThrough(t *testing.T) {
+	db, _, a, _ := replicas(t)
+	tag := reference.URN{EntityType: reference.EntityTag, ID: "t"}
+	props := reference.Aspect{URN: tag, Name: reference.AspectTagProperties, Value: json.RawMessage(`{"name":"one"}`), CreatedAt: time.Now(), CreatedBy: "x"}
+	if err := a.UpsertAspect(context.Background(), props); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Aspect(context.Background(), tag, reference.AspectTagProperties); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Exec(context.Background(), db, `UPDATE aspects SET value = '{"name":"two"}' WHERE urn = $1`, tag.String()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := a.Aspect(context.Background(), tag, reference.AspectTagProperties)
+	if err != nil || !strings.Contains(string(got.Value), "two") {
+		t.Errorf("a tag changed by hand reads %s, %v", got.Value, err)
+	}
+}
