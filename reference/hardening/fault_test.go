@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/catalogspec/catalogspec/reference/postgres"
 )
 
 // dbTimeout is the instance's CATALOGD_DB_TIMEOUT in the fault test, and
@@ -116,6 +118,11 @@ func TestDatabaseFaults(t *testing.T) {
 	// unavailable checks each API path answers 503 with Retry-After in time.
 	unavailable := func(t *testing.T) {
 		t.Helper()
+		// catalogd may answer from memory what it keeps of users, tokens
+		// and policies until postgres.TrustFor after its last confirmation
+		// that it has seen every change (no change can commit meanwhile);
+		// past that, every path goes to the database.
+		time.Sleep(postgres.TrustFor + 200*time.Millisecond)
 		paths := []probe{
 			{"GET /health", func() response { return in.do(t, "GET", in.gms+"/health", "", "", nil) }},
 			{"POST /api/graphql (authentication)", func() response { return in.graphql(t, in.admin, tagQuery, map[string]any{"urn": "urn:li:tag:fault-1"}) }},

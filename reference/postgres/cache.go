@@ -34,10 +34,11 @@ const (
 	// heartbeat is how often an idle listener checks that its connection
 	// answers and that it has seen every change.
 	heartbeat = 200 * time.Millisecond
-	// trustFor is how long a confirmation (a notification or a heartbeat)
+	// TrustFor is how long a confirmation (a notification or a heartbeat)
 	// keeps the cache trusted: past it, without a newer one, every read
-	// goes to the database.
-	trustFor = 4 * heartbeat
+	// goes to the database. While the database is frozen no change can
+	// commit, so until then answers from memory are still exact.
+	TrustFor = 4 * heartbeat
 	// maxEntities and maxLists bound the cache; past them it starts over.
 	maxEntities = 200_000
 	maxLists    = 256
@@ -55,7 +56,7 @@ const (
 //     (milliseconds);
 //   - whenever the Cache cannot be sure it has seen every change (its
 //     listening connection is down, a numbered notification is missing, or
-//     no confirmation came for trustFor), it serves every read from the
+//     no confirmation came for TrustFor), it serves every read from the
 //     database until it is sure again, and starts over empty.
 //
 // Everything else (tags, datasets, secrets) passes through to the DB.
@@ -280,7 +281,7 @@ func (c *Cache) forgetLocked() {
 }
 
 // confirm extends the trust after a notification or a heartbeat.
-func (c *Cache) confirmLocked() { c.sureUntil = c.now().Add(trustFor) }
+func (c *Cache) confirmLocked() { c.sureUntil = c.now().Add(TrustFor) }
 
 // listen keeps a connection listening for changes, reconnecting when it
 // drops; while it is down the cache is not trusted.

@@ -1,0 +1,681 @@
+// Command bench measures the reference catalogd under load, beside a bare
+// net/http handler of the same shape, in one run on one machine:
+//
+//   - requests/s, p50 and p99 of `me` with a personal access token, and of
+//     the bare handler answering a fixed document of the same shape; the
+//     ratio between them;
+//   - the same for `createTag` with unique ids (a durable write each);
+//   - flatness: `me` with 1,000 and then 100,000 stored tokens, and with 10
+//     and then 10,000 active policies (a handful naming the caller), all
+//     made through the API;
+//   - propagation between two replicas on one database: a token used on
+//     replica B, revoked through replica A, and the time from A's answer
+//     until B refuses it, over -revocations runs.
+//
+// It prints one summary table at the end. It is a benchmark, not a test:
+// nothing in `make test` depends on its timings. Run it as `make bench`.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference/pgprovider"
+)
+
+type options struct {
+	duration, warmup     time.Duration
+	connections          int
+	revocations          int
+	tokensFew, tokensMany int
+	policiesFew          int
+	policiesMany         int
+	fillers              int
+	bare                 string // internal: serve the bare handler on this address
+	cacheOff             bool
+}
+
+func main() {
+	var o options
+	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long each load run measures")
+	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "load before each measured run, not counted")
+	flag.IntVar(&o.connections, "connections", 16, "concurrent connections, each sending its next request when the last is answered")
+	flag.IntVar(&o.revocations, "revocations", 200, "revocations timed across replicas")
+	flag.IntVar(&o.tokensFew, "tokens-few", 1_000, "stored tokens in the first flatness run")
+	flag.IntVar(&o.tokensMany, "tokens-many", 100_000, "stored tokens in the second flatness run")
+	flag.IntVar(&o.policiesFew, "policies-few", 10, "active policies in the first flatness run")
+	flag.IntVar(&o.policiesMany, "policies-many", 10_000, "active policies in the second flatness run")
+	flag.IntVar(&o.fillers, "fill-connections", 16, "concurrent requests while filling tokens and policies")
+	flag.BoolVar(&o.cacheOff, "no-cache", false, "run catalogd with CATALOGD_CACHE=false, to compare")
+	flag.StringVar(&o.bare, "serve-bare", "", "")
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./tools/bench [flags]\n\nLoad test of the reference catalogd beside a bare net/http handler (make bench).\nPostgreSQL as for the suite: DATABASE_URL, a container, or local binaries.\nCATALOGSPEC_CATALOGD names a built catalogd; unset, it is built.\n\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	if o.bare != "" {
+		serveBare(o.bare)
+		return
+	}
+	if flag.NArg() > 0 || o.connections < 1 || o.duration <= 0 || o.revocations < 1 || o.tokensFew > o.tokensMany || o.policiesFew > o.policiesMany {
+		flag.Usage()
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, o); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// bareBody is what the bare handler answers: the shape of `me`'s answer.
+var bareBody = []byte(`{"data":{"me":{"corpUser":{"urn":"urn:li:corpuser:datahub","username":"datahub"}}}}`)
+
+// serveBare is the bare handler: it reads and decodes the JSON POST, as a
+// GraphQL server must, and answers a fixed document.
+func serveBare(addr string) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("bare listening on http://%s\n", l.Addr())
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Query     string         `json:"query"`
+			Variables map[string]any `json:"variables"`
+		}
+		if r.Method != http.MethodPost || json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req) != nil || req.Query == "" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(bareBody)
+	})
+	fmt.Fprintln(os.Stderr, (&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}).Serve(l))
+	os.Exit(1)
+}
+
+// row is one line of the summary.
+type row struct{ what, value, goal string }
+
+func run(ctx context.Context, o options) error {
+	started := time.Now()
+	work, err := os.MkdirTemp("", "catalogspec-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+
+	bin := os.Getenv("CATALOGSPEC_CATALOGD")
+	if bin == "" {
+		bin = filepath.Join(work, "catalogd")
+		fmt.Println("building catalogd ...")
+		if out, err := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./reference/cmd/catalogd").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./reference/cmd/catalogd: %v\n%s", err, out)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	db, err := pgprovider.Provide(ctx, pgprovider.Options{Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer db.Close(context.Background())
+	fmt.Printf("PostgreSQL: %s\n", db.Source)
+
+	env := append(os.Environ(), "DATABASE_URL="+db.URL, "METADATA_SERVICE_AUTH_ENABLED=true")
+	if o.cacheOff {
+		env = append(env, "CATALOGD_CACHE=false")
+	}
+	a, err := start(ctx, filepath.Join(work, "a.log"), env, bin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("replica A: %w", err)
+	}
+	defer a.stop()
+	b, err := start(ctx, filepath.Join(work, "b.log"), env, bin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("replica B: %w", err)
+	}
+	defer b.stop()
+	bare, err := start(ctx, filepath.Join(work, "bare.log"), os.Environ(), self, "-serve-bare", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("the bare handler: %w", err)
+	}
+	defer bare.stop()
+
+	mint := exec.CommandContext(ctx, bin, "token", "create", "--actor", "urn:li:corpuser:datahub", "--name", "bench", "--duration", "NO_EXPIRY")
+	mint.Env = env
+	out, err := mint.Output()
+	if err != nil {
+		return fmt.Errorf("catalogd token create: %w", err)
+	}
+	admin := strings.TrimSpace(string(out))
+	cl := &client{http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+
+	me := gql(`{ me { corpUser { urn username } } }`, nil)
+	meOK := []byte(`"urn":"urn:li:corpuser:datahub"`)
+	var rows []row
+	load := func(name, url string, token string, body func(int64) []byte, ok []byte) (result, error) {
+		fmt.Printf("load: %s (%d connections, %s after %s of warm-up) ...\n", name, o.connections, o.duration, o.warmup)
+		r, err := drive(ctx, url, token, body, ok, o)
+		if err != nil {
+			return r, fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Printf("      %s\n", r)
+		return r, nil
+	}
+	fixed := func(int64) []byte { return me }
+
+	// Throughput: the bare handler and catalogd in the same run.
+	rBare, err := load("bare net/http handler", bare.url+"/api/graphql", "", fixed, []byte(`"username":"datahub"`))
+	if err != nil {
+		return err
+	}
+	rMe, err := load("catalogd me with a personal access token", a.gms+"/api/graphql", admin, fixed, meOK)
+	if err != nil {
+		return err
+	}
+	prefix := fmt.Sprintf("bench-%d-", time.Now().UnixNano())
+	createTag := func(i int64) []byte {
+		return gql(`mutation($in: CreateTagInput!) { createTag(input: $in) }`, map[string]any{"in": map[string]any{"id": fmt.Sprintf("%s%d", prefix, i), "name": "bench"}})
+	}
+	rTag, err := load("catalogd createTag with unique ids", a.gms+"/api/graphql", admin, createTag, []byte(`"createTag":"urn:li:tag:`))
+	if err != nil {
+		return err
+	}
+	rows = append(rows,
+		row{"bare net/http handler", rBare.String(), ""},
+		row{"`me` with a personal access token", rMe.String(), ""},
+		row{"ratio `me` / bare (requests/s)", fmt.Sprintf("%.2f", rMe.rps/rBare.rps), "≥ 0.5"},
+		row{"`createTag`, unique ids", rTag.String(), "one round trip per write"},
+	)
+
+	// Flatness: tokens.
+	short := o
+	short.duration = max(o.duration/2, time.Second)
+	flat := func(name string) (result, error) {
+		fmt.Printf("load: %s ...\n", name)
+		r, err := drive(ctx, a.gms+"/api/graphql", admin, fixed, meOK, short)
+		if err == nil {
+			fmt.Printf("      %s\n", r)
+		}
+		return r, err
+	}
+	if err := fillTokens(ctx, cl, a.gms, admin, o.tokensFew, o.fillers); err != nil {
+		return err
+	}
+	rFew, err := flat(fmt.Sprintf("`me` with %d stored tokens", o.tokensFew))
+	if err != nil {
+		return err
+	}
+	t := time.Now()
+	if err := fillTokens(ctx, cl, a.gms, admin, o.tokensMany, o.fillers); err != nil {
+		return err
+	}
+	fmt.Printf("      (filled to %d tokens in %s)\n", o.tokensMany, time.Since(t).Round(time.Second))
+	rMany, err := flat(fmt.Sprintf("`me` with %d stored tokens", o.tokensMany))
+	if err != nil {
+		return err
+	}
+	rows = append(rows,
+		row{fmt.Sprintf("`me`, %d tokens stored", o.tokensFew), rFew.String(), ""},
+		row{fmt.Sprintf("`me`, %d tokens stored", o.tokensMany), rMany.String(), ""},
+		row{fmt.Sprintf("cost per request, %d / %d tokens", o.tokensMany, o.tokensFew), fmt.Sprintf("%.2fx", rFew.rps/rMany.rps), "≤ 1.2x"},
+	)
+
+	// Flatness: policies. The caller is named by the boot policy and by a
+	// handful more; the rest name other users.
+	if err := fillPolicies(ctx, cl, a.gms, admin, o.policiesFew, o.fillers); err != nil {
+		return err
+	}
+	pFew, err := flat(fmt.Sprintf("`me` with %d active policies", o.policiesFew))
+	if err != nil {
+		return err
+	}
+	t = time.Now()
+	if err := fillPolicies(ctx, cl, a.gms, admin, o.policiesMany, o.fillers); err != nil {
+		return err
+	}
+	fmt.Printf("      (filled to %d policies in %s)\n", o.policiesMany, time.Since(t).Round(time.Second))
+	pMany, err := flat(fmt.Sprintf("`me` with %d active policies", o.policiesMany))
+	if err != nil {
+		return err
+	}
+	rows = append(rows,
+		row{fmt.Sprintf("`me`, %d active policies", o.policiesFew), pFew.String(), ""},
+		row{fmt.Sprintf("`me`, %d active policies", o.policiesMany), pMany.String(), ""},
+		row{fmt.Sprintf("cost per request, %d / %d policies", o.policiesMany, o.policiesFew), fmt.Sprintf("%.2fx", pFew.rps/pMany.rps), "≤ 1.5x"},
+	)
+
+	// Propagation across replicas.
+	fmt.Printf("propagation: %d tokens revoked through A, each timed until B refuses it ...\n", o.revocations)
+	lat, err := propagation(ctx, cl, a.gms, b.gms, admin, o.revocations)
+	if err != nil {
+		return err
+	}
+	slices.Sort(lat)
+	rows = append(rows, row{fmt.Sprintf("revoked on A → refused on B (%d runs)", len(lat)),
+		fmt.Sprintf("p50 %s, p99 %s, max %s", ms(pct(lat, 50)), ms(pct(lat, 99)), ms(lat[len(lat)-1])), "p99 ≤ 100 ms"})
+
+	fmt.Printf("\n## catalogd benchmark, %s\n\n", time.Now().Format("2006-01-02"))
+	fmt.Printf("Machine: %d cores (GOMAXPROCS %d), %s/%s, %s; PostgreSQL from %s; catalogd cache %s.\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), db.Source, map[bool]string{true: "off", false: "on"}[o.cacheOff])
+	fmt.Printf("Command: `make bench` (go run ./tools/bench -duration %s -connections %d); whole run %s.\n\n", o.duration, o.connections, time.Since(started).Round(time.Second))
+	fmt.Println("| measure | result | goal |")
+	fmt.Println("|---|---|---|")
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
+	}
+	return nil
+}
+
+// process is a started server.
+type process struct {
+	cmd      *exec.Cmd
+	gms, url string
+	done     chan struct{}
+}
+
+func (p *process) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// start runs a server and waits for the line that says where it listens.
+func start(ctx context.Context, logPath string, env []string, bin string, args ...string) (*process, error) {
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env, cmd.Stderr = env, log
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &process{cmd: cmd, done: make(chan struct{})}
+	found := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		once := sync.Once{}
+		for sc.Scan() {
+			line := sc.Text()
+			fmt.Fprintln(log, "stdout: "+line)
+			switch {
+			case strings.HasPrefix(line, "catalogd: gms listening on "):
+				p.gms = strings.TrimRight(strings.TrimPrefix(line, "catalogd: gms listening on "), "/")
+				once.Do(func() { close(found) })
+			case strings.HasPrefix(line, "bare listening on "):
+				p.url = strings.TrimPrefix(line, "bare listening on ")
+				once.Do(func() { close(found) })
+			}
+		}
+		_ = cmd.Wait()
+		log.Close()
+		close(p.done)
+	}()
+	select {
+	case <-found:
+		return p, nil
+	case <-p.done:
+		b, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("%s exited:\n%s", bin, b)
+	case <-time.After(60 * time.Second):
+		p.stop()
+		return nil, fmt.Errorf("%s did not say where it listens within 60s", bin)
+	case <-ctx.Done():
+		p.stop()
+		return nil, ctx.Err()
+	}
+}
+
+func gql(query string, vars map[string]any) []byte {
+	b, err := json.Marshal(map[string]any{"query": query, "variables": vars})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// result is one load run.
+type result struct {
+	rps      float64
+	p50, p99 time.Duration
+	n, fails int
+}
+
+func (r result) String() string {
+	s := fmt.Sprintf("%.0f requests/s, p50 %s, p99 %s", r.rps, ms(r.p50), ms(r.p99))
+	if r.fails > 0 {
+		s += fmt.Sprintf(" (%d failed)", r.fails)
+	}
+	return s
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+func pct(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
+}
+
+// drive sends requests from o.connections connections, each on its own kept-
+// alive connection, each sending the next when the last is answered; it
+// counts what was answered 200 with ok in the body during the measured
+// window, and fails when more than 1% failed.
+func drive(ctx context.Context, url, token string, body func(int64) []byte, ok []byte, o options) (result, error) {
+	var seq atomic.Int64
+	warmEnd := time.Now().Add(o.warmup)
+	end := warmEnd.Add(o.duration)
+	type worker struct {
+		lat   []time.Duration
+		fails int
+		err   error
+	}
+	workers := make([]worker, o.connections)
+	var wg sync.WaitGroup
+	for i := range workers {
+		wg.Add(1)
+		go func(w *worker) {
+			defer wg.Done()
+			tr := &http.Transport{MaxIdleConnsPerHost: 1, MaxConnsPerHost: 1, DisableCompression: true}
+			defer tr.CloseIdleConnections()
+			c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+			w.lat = make([]time.Duration, 0, 1<<16)
+			buf := make([]byte, 0, 4096)
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				if t0.After(end) {
+					return
+				}
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body(seq.Add(1))))
+				if err != nil {
+					w.err = err
+					return
+				}
+				req.Header.Set("Content-Type", "application/json")
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				res, err := c.Do(req)
+				good := false
+				if err == nil {
+					buf = buf[:0]
+					b := bytes.NewBuffer(buf)
+					_, err = io.Copy(b, res.Body)
+					res.Body.Close()
+					buf = b.Bytes()
+					good = err == nil && res.StatusCode == http.StatusOK && bytes.Contains(buf, ok)
+				}
+				t1 := time.Now()
+				if t0.Before(warmEnd) {
+					continue
+				}
+				if good {
+					w.lat = append(w.lat, t1.Sub(t0))
+				} else {
+					w.fails++
+					if w.err == nil {
+						if err != nil {
+							w.err = err
+						} else {
+							w.err = fmt.Errorf("answered: %.200s", buf)
+						}
+					}
+				}
+			}
+		}(&workers[i])
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return result{}, ctx.Err()
+	}
+	var all []time.Duration
+	var r result
+	var firstErr error
+	for _, w := range workers {
+		all = append(all, w.lat...)
+		r.fails += w.fails
+		if firstErr == nil {
+			firstErr = w.err
+		}
+	}
+	slices.Sort(all)
+	r.n = len(all)
+	r.rps = float64(r.n) / o.duration.Seconds()
+	r.p50, r.p99 = pct(all, 50), pct(all, 99)
+	if r.n == 0 || r.fails*100 > r.n+r.fails {
+		return r, fmt.Errorf("%d of %d requests failed, the first: %v", r.fails, r.n+r.fails, firstErr)
+	}
+	return r, nil
+}
+
+// client sends one-off GraphQL requests.
+type client struct{ http *http.Client }
+
+func (c *client) do(ctx context.Context, url, token string, body []byte, into any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/api/graphql", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := c.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d: %.200s", res.StatusCode, b)
+	}
+	var env struct {
+		Data   json.RawMessage   `json:"data"`
+		Errors []json.RawMessage `json:"errors"`
+	}
+	if err := json.Unmarshal(b, &env); err != nil {
+		return err
+	}
+	if len(env.Errors) > 0 {
+		return fmt.Errorf("errors: %s", env.Errors[0])
+	}
+	if into != nil {
+		return json.Unmarshal(env.Data, into)
+	}
+	return nil
+}
+
+// parallel runs f(i) for i in [from, to) on n goroutines, stopping at the
+// first error.
+func parallel(ctx context.Context, from, to, n int, f func(int) error) error {
+	var next atomic.Int64
+	next.Store(int64(from))
+	var first error
+	var once sync.Once
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= to {
+					return
+				}
+				if err := f(i); err != nil {
+					once.Do(func() { first = err })
+					next.Store(int64(to))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil {
+		first = ctx.Err()
+	}
+	return first
+}
+
+var (
+	tokensMade   int
+	policiesMade int
+)
+
+// fillTokens makes tokens through the API until there are n of them (the
+// admin's own counts as one).
+func fillTokens(ctx context.Context, c *client, gms, admin string, n, fillers int) error {
+	from := max(tokensMade, 1)
+	if n <= from {
+		return nil
+	}
+	fmt.Printf("fill: tokens %d → %d ...\n", from, n)
+	err := parallel(ctx, from, n, fillers, func(i int) error {
+		return c.do(ctx, gms, admin, gql(`mutation($in: CreateAccessTokenInput!) { createAccessToken(input: $in) { accessToken } }`,
+			map[string]any{"in": map[string]any{"type": "PERSONAL", "actorUrn": "urn:li:corpuser:datahub", "duration": "NO_EXPIRY", "name": fmt.Sprintf("fill-%d", i)}}), nil)
+	})
+	if err != nil {
+		return fmt.Errorf("making tokens: %w", err)
+	}
+	tokensMade = n
+	return nil
+}
+
+// callerPolicies is how many of the filled policies name the caller.
+const callerPolicies = 3
+
+// fillPolicies makes ACTIVE policies through the API until n were made
+// (the boot policies come on top): the first few name the caller, the rest
+// other users.
+func fillPolicies(ctx context.Context, c *client, gms, admin string, n, fillers int) error {
+	from := policiesMade
+	if n <= from {
+		return nil
+	}
+	fmt.Printf("fill: policies %d → %d ...\n", from, n)
+	err := parallel(ctx, from, n, fillers, func(i int) error {
+		user := fmt.Sprintf("urn:li:corpuser:bench-user-%d", i)
+		if i < callerPolicies {
+			user = "urn:li:corpuser:datahub"
+		}
+		return c.do(ctx, gms, admin, gql(`mutation($in: PolicyUpdateInput!) { createPolicy(input: $in) }`, map[string]any{"in": map[string]any{
+			"type": "PLATFORM", "name": fmt.Sprintf("bench policy %d", i), "state": "ACTIVE",
+			"privileges": []string{"CREATE_TAGS"},
+			"actors":     map[string]any{"users": []string{user}, "resourceOwners": false, "allUsers": false, "allGroups": false},
+		}}), nil)
+	})
+	if err != nil {
+		return fmt.Errorf("making policies: %w", err)
+	}
+	policiesMade = n
+	return nil
+}
+
+// propagation makes a token, has replica B accept it (so B holds it), revokes
+// it through A, and times from A's answer until B refuses it.
+func propagation(ctx context.Context, c *client, a, b, admin string, runs int) ([]time.Duration, error) {
+	var out []time.Duration
+	probe := gql(`{ me { corpUser { urn } } }`, nil)
+	ask := func(token string) (int, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, b+"/api/graphql", bytes.NewReader(probe))
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+token)
+		res, err := c.http.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res.StatusCode, nil
+	}
+	for i := range runs {
+		var made struct {
+			CreateAccessToken struct {
+				AccessToken string `json:"accessToken"`
+				Metadata    struct {
+					ID string `json:"id"`
+				} `json:"metadata"`
+			} `json:"createAccessToken"`
+		}
+		err := c.do(ctx, a, admin, gql(`mutation($in: CreateAccessTokenInput!) { createAccessToken(input: $in) { accessToken metadata { id } } }`,
+			map[string]any{"in": map[string]any{"type": "PERSONAL", "actorUrn": "urn:li:corpuser:datahub", "duration": "ONE_HOUR", "name": fmt.Sprintf("propagation-%d", i)}}), &made)
+		if err != nil {
+			return nil, fmt.Errorf("making a token: %w", err)
+		}
+		token := made.CreateAccessToken.AccessToken
+		// B accepts it first, within a second (it is new there).
+		deadline := time.Now().Add(time.Second)
+		for {
+			st, err := ask(token)
+			if err != nil {
+				return nil, err
+			}
+			if st == http.StatusOK {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("replica B did not accept a new token within 1s (status %d)", st)
+			}
+		}
+		if err := c.do(ctx, a, admin, gql(`mutation($id: String!) { revokeAccessToken(tokenId: $id) }`, map[string]any{"id": made.CreateAccessToken.Metadata.ID}), nil); err != nil {
+			return nil, fmt.Errorf("revoking: %w", err)
+		}
+		revoked := time.Now()
+		for {
+			st, err := ask(token)
+			if err != nil {
+				return nil, err
+			}
+			if st == http.StatusUnauthorized {
+				out = append(out, time.Since(revoked))
+				break
+			}
+			if time.Since(revoked) > 10*time.Second {
+				return nil, errors.New("replica B still accepted a token 10s after it was revoked through A")
+			}
+		}
+	}
+	return out, nil
+}
