@@ -9,6 +9,7 @@
 #   make check-generate  fail when regenerating would change anything
 #   make mutation      mutation testing: how much of the reference the suite pins down
 #   make fuzz          each fuzz target for FUZZTIME (default 30s); make test replays their corpora
+#   make bench         catalogd under load beside a bare handler, two replicas on one database
 
 GO       ?= go
 BIN      := $(CURDIR)/bin
@@ -18,7 +19,7 @@ REPORTS  := $(CURDIR)/reports
 
 export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
 
-.PHONY: all conformance test unit selftest run build generate check-generate lint clean mutation fuzz
+.PHONY: all conformance test unit selftest run build generate check-generate lint clean mutation fuzz bench
 
 all: test
 
@@ -106,3 +107,16 @@ fuzz:
 	  echo "== $$name ($$pkg) for $(FUZZTIME)"; \
 	  $(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg; \
 	done
+
+# Benchmark: catalogd (two replicas on one database) and a bare net/http
+# handler under the same load in one run; throughput and latency of `me` and
+# of `createTag`, flatness as tokens and policies grow, and how soon a token
+# revoked on one replica is refused on the other. It prints a summary table
+# (BENCHMARKS.md keeps the latest). Not part of `make test`: nothing there
+# depends on timings. BENCH_ARGS passes flags, e.g. BENCH_ARGS=-duration=5s;
+# `go run ./tools/bench -h` lists them. The whole run takes about 5 minutes.
+BENCH_ARGS ?=
+
+bench:
+	$(GO) run ./tools/bench $(BENCH_ARGS)
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3s ./reference/httpapi

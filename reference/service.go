@@ -33,6 +33,60 @@ type Service struct {
 	polMu      sync.Mutex
 	policies   *policyIndex
 	polVersion uint64
+	// users and tokens are users and token records as decoded, kept like
+	// the policies while the store's version of their type holds.
+	users  memo[userRecord]
+	tokens memo[AccessTokenInfo]
+}
+
+// userRecord is a user as read, or that there is none.
+type userRecord struct {
+	user  CorpUser
+	found bool
+}
+
+// memo keeps values derived from a Versioned store's entities of one type,
+// all from one version of them: a value derived at an older version is not
+// kept, and a newer version empties the memo. Past maxMemo entries it
+// starts over.
+type memo[V any] struct {
+	mu      sync.Mutex
+	version uint64
+	m       map[string]V
+}
+
+const maxMemo = 100_000
+
+func (m *memo[V]) get(key string, version uint64) (V, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.m[key]
+	if !ok || m.version != version {
+		var zero V
+		return zero, false
+	}
+	return v, true
+}
+
+func (m *memo[V]) put(key string, version uint64, v V) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if version < m.version {
+		return
+	}
+	if version > m.version || m.m == nil || len(m.m) >= maxMemo {
+		m.m, m.version = map[string]V{}, version
+	}
+	m.m[key] = v
+}
+
+// version is the store's version of entityType when it is Versioned and
+// trusted; ok is false otherwise, and nothing may be kept.
+func (s *Service) version(entityType string) (v uint64, ok bool) {
+	if versioned, is := s.store.(Versioned); is {
+		return versioned.Version(entityType)
+	}
+	return 0, false
 }
 
 // Versioned is a Store that can say, without a round trip, whether what it
@@ -258,6 +312,29 @@ func (s *Service) user(ctx context.Context, urn URN) (*CorpUser, error) {
 	if urn.EntityType != EntityCorpUser {
 		return nil, nil
 	}
+	version, keep := s.version(EntityCorpUser)
+	if keep {
+		if r, ok := s.users.get(urn.String(), version); ok {
+			if !r.found {
+				return nil, nil
+			}
+			u := r.user
+			return &u, nil
+		}
+	}
+	u, err := s.readUser(ctx, urn)
+	if err == nil && keep {
+		r := userRecord{found: u != nil}
+		if u != nil {
+			r.user = *u
+		}
+		s.users.put(urn.String(), version, r)
+	}
+	return u, err
+}
+
+// readUser reads a user from the store, nil when there is none.
+func (s *Service) readUser(ctx context.Context, urn URN) (*CorpUser, error) {
 	aspects, err := s.store.Aspects(ctx, urn)
 	if err != nil {
 		return nil, err

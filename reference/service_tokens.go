@@ -98,11 +98,21 @@ func (s *Service) mint(ctx context.Context, owner Actor, target URN, in CreateAc
 }
 
 func (s *Service) tokenInfo(ctx context.Context, id string) (AccessTokenInfo, error) {
+	version, keep := s.version(EntityAccessToken)
+	if keep {
+		if t, ok := s.tokens.get(id, version); ok {
+			return t, nil
+		}
+	}
 	a, err := s.store.Aspect(ctx, URN{EntityType: EntityAccessToken, ID: id}, AspectAccessTokenInfo)
 	if err != nil {
 		return AccessTokenInfo{}, err
 	}
-	return decodeTokenInfo(a)
+	t, err := decodeTokenInfo(a)
+	if err == nil && keep {
+		s.tokens.put(id, version, t)
+	}
+	return t, err
 }
 
 func decodeTokenInfo(a Aspect) (AccessTokenInfo, error) {

@@ -13,6 +13,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 
 	"github.com/catalogspec/catalogspec/reference"
@@ -23,7 +24,9 @@ import (
 func NewHandler(svc *reference.Service, version string, logger *slog.Logger, limits Limits) http.Handler {
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{Service: svc, Version: version}}))
 	srv.AddTransport(transport.POST{})
-	srv.Use(limitsExtension{limits: limits.withDefaults()})
+	// Documents are parsed and validated once: clients send the same few.
+	srv.SetQueryCache(newDocumentCache[*ast.QueryDocument]())
+	srv.Use(limitsExtension{limits: limits.withDefaults(), accepted: newDocumentCache[struct{}]()})
 	if !limits.NoIntrospection {
 		// DataHub serves introspection; GraphiQL and code generators need it.
 		srv.Use(extension.Introspection{})

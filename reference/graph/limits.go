@@ -64,8 +64,14 @@ func (l Limits) withDefaults() Limits {
 }
 
 // limitsExtension applies Limits in gqlgen: the document is checked before
-// gqlgen parses and validates it, and a response's errors are capped.
-type limitsExtension struct{ limits Limits }
+// gqlgen parses and validates it, and a response's errors are capped. A
+// document found within the limits is remembered by its text (and
+// operation name), so that a client repeating it pays only for the check
+// of its variables.
+type limitsExtension struct {
+	limits   Limits
+	accepted graphql.Cache[struct{}]
+}
 
 var (
 	_ graphql.HandlerExtension          = limitsExtension{}
@@ -75,8 +81,19 @@ var (
 
 func (limitsExtension) ExtensionName() string                   { return "DocumentLimits" }
 func (limitsExtension) Validate(graphql.ExecutableSchema) error { return nil }
-func (e limitsExtension) MutateOperationParameters(_ context.Context, p *graphql.RawParams) *gqlerror.Error {
-	return CheckDocument(p.Query, p.OperationName, p.Variables, e.limits)
+func (e limitsExtension) MutateOperationParameters(ctx context.Context, p *graphql.RawParams) *gqlerror.Error {
+	key := p.OperationName + "\x00" + p.Query
+	if _, ok := e.accepted.Get(ctx, key); ok {
+		if reference.HoldsNUL(p.Variables) {
+			return nulRefusal()
+		}
+		return nil
+	}
+	if err := CheckDocument(p.Query, p.OperationName, p.Variables, e.limits); err != nil {
+		return err
+	}
+	e.accepted.Add(ctx, key, struct{}{})
+	return nil
 }
 
 func (e limitsExtension) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {

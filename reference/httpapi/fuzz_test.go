@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -66,4 +67,32 @@ func FuzzProposal(f *testing.F) {
 			t.Fatalf("accepted %q without a proposal object", body)
 		}
 	})
+}
+
+// duplicateKey, the fuzz target's oracle written apart from the code it
+// checks, returns a key that occurs twice at the top level of a JSON
+// object. encoding/json keeps the last, so a second "query" could hide a
+// mutation behind the query a proxy or log saw first.
+func duplicateKey(body []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return key, true
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return "", false
+		}
+	}
+	return "", false
 }

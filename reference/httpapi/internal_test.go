@@ -10,23 +10,37 @@ import (
 	"time"
 )
 
-// TestDuplicateKeyOnlyInObjects: duplicateKey names a key that occurs twice
-// at the top level of a JSON object, and says nothing of anything else.
-func TestDuplicateKeyOnlyInObjects(t *testing.T) {
+// TestCheckGraphQLRequest: a body is one JSON object, each key once, with a
+// non-empty query string and, when given and not null, variables and
+// extensions that are objects and an operationName that is a string.
+func TestCheckGraphQLRequest(t *testing.T) {
 	for body, want := range map[string]string{
-		`{"query":"a","query":"b"}`:               "query",
-		`{"variables":{"x":1,"x":2},"query":"q"}`: "",
-		`{"query":"a"}`:                           "",
-		`["query",1,"query",2]`:                   "",
-		`"query"`:                                 "",
-		`{"query":"a",}`:                          "",
-		`{"query":}`:                              "",
-		`{1:2}`:                                   "",
-		``:                                        "",
+		`{"query":"{ a }"}`: "",
+		`{"query":"{ a }","variables":null,"operationName":null,"extensions":null}`: "",
+		`{"query":"{ a }","variables":{"x":1},"operationName":"Q","extensions":{}}`: "",
+		` {"query":"{ a }"} `:                         "",
+		`{"query":"a","query":"b"}`:                   "more than once",
+		`{"variables":{"x":1,"x":2},"query":"q"}`:     "",
+		`{"query":"a","variables":{},"variables":{}}`: "more than once",
+		`["query",1,"query",2]`:                       "not a valid JSON object",
+		`"query"`:                                     "not a valid JSON object",
+		`{"query":"a",}`:                              "not a valid JSON object",
+		`{"query":}`:                                  "not a valid JSON object",
+		``:                                            "not a valid JSON object",
+		`{}`:                                          `no "query" string`,
+		`{"query":"  "}`:                              `no "query" string`,
+		`{"query":1}`:                                 `no "query" string`,
+		`{"query":"q","variables":[1]}`:               `"variables" must be a JSON object`,
+		`{"query":"q","variables":"x"}`:               `"variables" must be a JSON object`,
+		`{"query":"q","operationName":7}`:             `"operationName" must be a string`,
+		`{"query":"q","extensions":"x"}`:              `"extensions" must be a JSON object`,
 	} {
-		got, ok := duplicateKey([]byte(body))
-		if got != want || ok != (want != "") {
-			t.Errorf("duplicateKey(%s) = %q, %v; want %q", body, got, ok, want)
+		err := checkGraphQLRequest([]byte(body))
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: refused: %v", body, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: %v, want an error saying %q", body, err, want)
 		}
 	}
 }

@@ -184,37 +184,61 @@ func graphqlOverHTTP(next http.Handler) http.Handler {
 // checkGraphQLRequest checks the shape of a GraphQL-over-HTTP body. Its
 // messages name the fault, never quote the body.
 func checkGraphQLRequest(body []byte) error {
-	var params map[string]json.RawMessage
-	if err := json.Unmarshal(body, &params); err != nil {
+	// One pass over the top level: each key once, each value of its type.
+	// Nothing is decoded further than its type needs.
+	if !json.Valid(body) {
 		return errors.New("request body is not a valid JSON object")
 	}
-	if key, dup := duplicateKey(body); dup {
-		return fmt.Errorf("request body has the key %s more than once; which one counts is ambiguous", reference.Excerpt(key))
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("request body is not a valid JSON object")
 	}
-	var query string
-	if err := json.Unmarshal(params["query"], &query); err != nil || strings.TrimSpace(query) == "" {
+	seen := map[string]bool{}
+	hasQuery := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return errors.New("request body is not a valid JSON object")
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fmt.Errorf("request body has the key %s more than once; which one counts is ambiguous", reference.Excerpt(key))
+		}
+		seen[key] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return errors.New("request body is not a valid JSON object")
+		}
+		switch key {
+		case "query":
+			var query string
+			if err := json.Unmarshal(v, &query); err != nil || strings.TrimSpace(query) == "" {
+				return errors.New(`request body has no "query" string`)
+			}
+			hasQuery = true
+		case "variables":
+			if !null(v) && v[0] != '{' {
+				return errors.New(`"variables" must be a JSON object`)
+			}
+		case "operationName":
+			if !null(v) && v[0] != '"' {
+				return errors.New(`"operationName" must be a string`)
+			}
+		case "extensions":
+			if !null(v) && v[0] != '{' {
+				return errors.New(`"extensions" must be a JSON object`)
+			}
+		}
+	}
+	if !hasQuery {
 		return errors.New(`request body has no "query" string`)
-	}
-	if v, ok := params["variables"]; ok && string(v) != "null" {
-		var vars map[string]any
-		if err := json.Unmarshal(v, &vars); err != nil {
-			return errors.New(`"variables" must be a JSON object`)
-		}
-	}
-	if v, ok := params["operationName"]; ok && string(v) != "null" {
-		var name string
-		if err := json.Unmarshal(v, &name); err != nil {
-			return errors.New(`"operationName" must be a string`)
-		}
-	}
-	if v, ok := params["extensions"]; ok && string(v) != "null" {
-		var ext map[string]any
-		if err := json.Unmarshal(v, &ext); err != nil {
-			return errors.New(`"extensions" must be a JSON object`)
-		}
 	}
 	return nil
 }
+
+// null says whether a JSON value (as json.Decoder gives it: no leading
+// space) is null.
+func null(v json.RawMessage) bool { return string(v) == "null" }
 
 // graphqlStatusWriter gives a document that does not validate the status
 // GraphQL over HTTP asks for: 200 for application/json (the errors are in the
@@ -244,31 +268,4 @@ func (w *graphqlStatusWriter) Write(b []byte) (int, error) {
 		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
-}
-
-// duplicateKey returns a key that occurs twice at the top level of a JSON
-// object. encoding/json keeps the last, so a second "query" could hide a
-// mutation behind the query a proxy or log saw first.
-func duplicateKey(body []byte) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return "", false
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		key, _ := t.(string)
-		if seen[key] {
-			return key, true
-		}
-		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return "", false
-		}
-	}
-	return "", false
 }

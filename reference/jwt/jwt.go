@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	gojwt "github.com/golang-jwt/jwt/v5"
@@ -23,6 +24,36 @@ type Codec struct {
 	key    []byte
 	issuer string
 	now    func() time.Time
+	// verified remembers the claims of tokens whose signature and shape
+	// were checked, shared by the copies WithClock makes: a token is
+	// verified once, and only its dates are checked on each use.
+	verified *verifiedTokens
+}
+
+// verifiedTokens is a bounded memo of verified tokens. Only a token signed
+// with the key gets in, so its size is bounded by the tokens in use; past
+// maxVerified it starts over.
+type verifiedTokens struct {
+	mu sync.Mutex
+	m  map[string]reference.TokenClaims
+}
+
+const maxVerified = 10_000
+
+func (v *verifiedTokens) get(raw string) (reference.TokenClaims, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	c, ok := v.m[raw]
+	return c, ok
+}
+
+func (v *verifiedTokens) put(raw string, c reference.TokenClaims) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if len(v.m) >= maxVerified {
+		clear(v.m)
+	}
+	v.m[raw] = c
 }
 
 // New returns a codec for key. The key must be at least 32 bytes.
@@ -33,7 +64,7 @@ func New(key []byte, issuer string) (*Codec, error) {
 	if issuer == "" {
 		issuer = DefaultIssuer
 	}
-	return &Codec{key: append([]byte(nil), key...), issuer: issuer, now: time.Now}, nil
+	return &Codec{key: append([]byte(nil), key...), issuer: issuer, now: time.Now, verified: &verifiedTokens{m: map[string]reference.TokenClaims{}}}, nil
 }
 
 // WithClock returns the codec with its clock replaced (checking expiry
@@ -72,8 +103,20 @@ func (k *Codec) Sign(c reference.TokenClaims) (string, error) {
 	return gojwt.NewWithClaims(gojwt.SigningMethodHS256, cl).SignedString(k.key)
 }
 
-// Verify checks raw and returns its claims.
+// Verify checks raw and returns its claims. A token verified before has
+// only its dates checked again, against this codec's clock, as the JWT
+// library checks them: expired from its exp on, not valid before its iat.
 func (k *Codec) Verify(raw string) (reference.TokenClaims, error) {
+	if c, ok := k.verified.get(raw); ok {
+		now := k.now()
+		if !c.ExpiresAt.IsZero() && !now.Before(c.ExpiresAt) {
+			return reference.TokenClaims{}, fmt.Errorf("jwt: %w", gojwt.ErrTokenExpired)
+		}
+		if now.Before(c.IssuedAt) {
+			return reference.TokenClaims{}, fmt.Errorf("jwt: %w", gojwt.ErrTokenUsedBeforeIssued)
+		}
+		return c, nil
+	}
 	var cl claims
 	_, err := gojwt.ParseWithClaims(raw, &cl, func(*gojwt.Token) (any, error) { return k.key, nil },
 		gojwt.WithValidMethods([]string{gojwt.SigningMethodHS256.Alg()}),
@@ -96,6 +139,9 @@ func (k *Codec) Verify(raw string) (reference.TokenClaims, error) {
 	}
 	if cl.ExpiresAt != nil {
 		out.ExpiresAt = cl.ExpiresAt.Time
+	}
+	if cl.NotBefore == nil {
+		k.verified.put(raw, out)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package jwt
 import (
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,46 @@ func TestVerifyRejects(t *testing.T) {
 func TestNewRefusesShortKey(t *testing.T) {
 	if _, err := New([]byte("short"), ""); err == nil {
 		t.Error("New accepted a 5-byte key")
+	}
+}
+
+// TestVerifiedTokensStillExpire: a token verified once is remembered, but
+// its dates are checked on every use, by each clock: refused from its exp
+// on, and before its iat, exactly as the first verification would.
+func TestVerifiedTokensStillExpire(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	c := newCodec(t, now)
+	raw, err := c.Sign(reference.TokenClaims{ActorID: "ann", JTI: "j", IssuedAt: now, ExpiresAt: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := c.Verify(raw); err != nil {
+			t.Fatalf("use %d: %v", i+1, err)
+		}
+	}
+	for _, tc := range []struct {
+		at   time.Time
+		want error
+	}{
+		{now.Add(time.Hour - time.Second), nil},
+		{now.Add(time.Hour), gojwt.ErrTokenExpired},
+		{now.Add(2 * time.Hour), gojwt.ErrTokenExpired},
+		{now.Add(-time.Second), gojwt.ErrTokenUsedBeforeIssued},
+		{now, nil},
+	} {
+		_, err := c.WithClock(func() time.Time { return tc.at }).Verify(raw)
+		if (tc.want == nil) != (err == nil) || (tc.want != nil && !errors.Is(err, tc.want)) {
+			t.Errorf("at %s: %v, want %v", tc.at.Sub(now), err, tc.want)
+		}
+	}
+	forever, err := c.Sign(reference.TokenClaims{ActorID: "ann", JTI: "k", IssuedAt: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, at := range []time.Time{now, now.Add(100 * 365 * 24 * time.Hour)} {
+		if _, err := c.WithClock(func() time.Time { return at }).Verify(forever); err != nil {
+			t.Errorf("a token without expiry at %s: %v", at.Sub(now), err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -59,19 +60,20 @@ func aspectArgs(a reference.Aspect) []any {
 	return []any{a.URN.String(), a.URN.EntityType, a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy}
 }
 
-// CreateEntity writes a new entity's aspects in one transaction: ECONFLICT,
-// and nothing written, when any exists.
+// CreateEntity writes a new entity's aspects in one statement (one round
+// trip, one transaction): ECONFLICT, and nothing written, when any exists.
 func (db *DB) CreateEntity(ctx context.Context, aspects []reference.Aspect) error {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		for _, a := range aspects {
-			if _, err := tx.Exec(ctx, insertAspect, aspectArgs(a)...); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	urns, types, names := make([]string, len(aspects)), make([]string, len(aspects)), make([]string, len(aspects))
+	values, at, by := make([][]byte, len(aspects)), make([]time.Time, len(aspects)), make([]string, len(aspects))
+	for i, a := range aspects {
+		urns[i], types[i], names[i] = a.URN.String(), a.URN.EntityType, a.Name
+		values[i], at[i], by[i] = []byte(a.Value), a.CreatedAt, a.CreatedBy
+	}
+	_, err := db.pool.Exec(ctx, `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by)
+		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[])`,
+		urns, types, names, values, at, by)
 	return translate(err)
 }
 

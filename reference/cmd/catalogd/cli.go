@@ -103,6 +103,7 @@ Environment:
   CATALOGD_GRAPHQL_MAX_SAME_NAME      one response name in one selection set (default 100)
   CATALOGD_GRAPHQL_MAX_ERRORS         errors in one response (default 50)
   CATALOGD_GRAPHQL_INTROSPECTION      false turns __schema and __type off (default true)
+  GOGC                                the Go collector's target (default 400 for serve: the live heap is small)
   CATALOGD_CACHE                      false reads users, tokens and policies from PostgreSQL on
                                       every request instead of keeping them in memory (default true)
   CATALOGD_CLOCK_OFFSET               for conformance testing only: run the clock ahead (e.g. 25h)`
