@@ -44,15 +44,15 @@ import (
 )
 
 type options struct {
-	duration, warmup     time.Duration
-	connections          int
-	revocations          int
+	duration, warmup      time.Duration
+	connections           int
+	revocations           int
 	tokensFew, tokensMany int
-	policiesFew          int
-	policiesMany         int
-	fillers              int
-	bare                 string // internal: serve the bare handler on this address
-	cacheOff             bool
+	policiesFew           int
+	policiesMany          int
+	fillers               int
+	bare                  string // internal: serve the bare handler on this address
+	cacheOff              bool
 }
 
 func main() {
