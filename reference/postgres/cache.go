@@ -39,6 +39,9 @@ const (
 	// goes to the database. While the database is frozen no change can
 	// commit, so until then answers from memory are still exact.
 	TrustFor = 4 * heartbeat
+	// missedAfter is how long a counted change's notification may take to
+	// follow the count before it is taken as missed.
+	missedAfter = 100 * time.Millisecond
 	// maxEntities and maxLists bound the cache; past them it starts over.
 	maxEntities = 200_000
 	maxLists    = 256
@@ -70,9 +73,13 @@ type Cache struct {
 	sureUntil time.Time
 	// seen is the number of the last change applied.
 	seen int64
-	// generation is bumped by every invalidation, so that a read that
-	// raced with one does not put what it read in the cache.
-	generation uint64
+	// epoch is bumped when the cache starts over, stripes[stripe(urn)]
+	// when urn is invalidated, and versions[type] with either: a read that
+	// raced with an invalidation of what it read does not put it in the
+	// cache. (Striped, so that changes to other entities seldom hold back
+	// a read, and bounded.)
+	epoch   uint64
+	stripes [256]uint64
 	// versions counts the invalidations of each entity type.
 	versions map[string]uint64
 	entities map[string][]reference.Aspect    // by URN; an empty slice: no such entity
@@ -138,14 +145,15 @@ func (c *Cache) Aspects(ctx context.Context, urn reference.URN) ([]reference.Asp
 		c.mu.Unlock()
 		return slices.Clone(as), nil
 	}
-	gen := c.generation
+	i := stripe(key)
+	epoch, gen := c.epoch, c.stripes[i]
 	c.mu.Unlock()
 	as, err := c.DB.Aspects(ctx, urn)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
-	if gen == c.generation && c.trusted() {
+	if epoch == c.epoch && gen == c.stripes[i] && c.trusted() {
 		if len(c.entities) >= maxEntities {
 			clear(c.entities)
 		}
@@ -183,14 +191,14 @@ func (c *Cache) ListAspects(ctx context.Context, f reference.Filter) ([]referenc
 		c.mu.Unlock()
 		return slices.Clone(l.aspects), l.total, nil
 	}
-	gen := c.generation
+	epoch, version := c.epoch, c.versions[f.EntityType]
 	c.mu.Unlock()
 	as, total, err := c.DB.ListAspects(ctx, f)
 	if err != nil {
 		return nil, 0, err
 	}
 	c.mu.Lock()
-	if gen == c.generation && c.trusted() {
+	if epoch == c.epoch && version == c.versions[f.EntityType] && c.trusted() {
 		byFilter := c.lists[f.EntityType]
 		if byFilter == nil || len(byFilter) >= maxLists {
 			byFilter = map[string]cachedList{}
@@ -200,6 +208,15 @@ func (c *Cache) ListAspects(ctx context.Context, f reference.Filter) ([]referenc
 	}
 	c.mu.Unlock()
 	return as, total, nil
+}
+
+// stripe is urn's index in Cache.stripes (FNV-1a).
+func stripe(urn string) int {
+	h := uint32(2166136261)
+	for i := 0; i < len(urn); i++ {
+		h = (h ^ uint32(urn[i])) * 16777619
+	}
+	return int(h % 256)
 }
 
 // filterKey is a canonical text of f.
@@ -260,7 +277,7 @@ func (c *Cache) invalidateLocked(entityType, urn string) {
 	delete(c.entities, urn)
 	delete(c.lists, entityType)
 	c.versions[entityType]++
-	c.generation++
+	c.stripes[stripe(urn)]++
 }
 
 // distrust forgets everything and stops trusting the cache until resync.
@@ -277,7 +294,7 @@ func (c *Cache) forgetLocked() {
 	for t := range cachedTypes {
 		c.versions[t]++
 	}
-	c.generation++
+	c.epoch++
 }
 
 // confirm extends the trust after a notification or a heartbeat.
@@ -355,20 +372,28 @@ func (c *Cache) listenOnce(ctx context.Context) error {
 	}
 }
 
-// check asks for the current change number, applies the notifications that
-// came with the answer, and starts over if any change was not notified.
+// check asks for the current change number and starts over if a change it
+// counts was not notified. A notification can reach the listener a moment
+// after the answer that counts its change (PostgreSQL sends it when the
+// session is next idle), so it waits up to missedAfter for those first.
 func (c *Cache) check(ctx context.Context, conn *pgx.Conn) error {
 	seq, err := c.current(ctx, conn)
 	if err != nil {
 		return err
 	}
-	// Every change committed before the answer was notified before it.
-	for {
-		done, cancel := context.WithCancel(ctx)
+	deadline := time.Now().Add(missedAfter)
+	for c.behind(seq) {
+		wctx, cancel := context.WithDeadline(ctx, deadline)
+		n, err := conn.WaitForNotification(wctx)
 		cancel()
-		n, err := conn.WaitForNotification(done)
-		if err != nil || n == nil {
-			break
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if wctx.Err() != nil {
+				break // not come: missed
+			}
+			return err
 		}
 		c.apply(n.Payload)
 	}
@@ -381,6 +406,13 @@ func (c *Cache) check(ctx context.Context, conn *pgx.Conn) error {
 	}
 	c.confirmLocked()
 	return nil
+}
+
+// behind says whether changes up to seq have not all been applied.
+func (c *Cache) behind(seq int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return seq > c.seen
 }
 
 // apply takes one notification, "<number> <urn>".
