@@ -509,34 +509,48 @@ func (r *runner) unitTest(ctx context.Context, dir, overlay string, m *Mutant) (
 		run.passed = true
 		return run, nil
 	}
+	out, err := r.stage(ctx, &run, func(tctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(tctx, "go", append([]string{"test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast"}, pkgs...)...)
+		cmd.Dir, cmd.Env = r.src, r.env
+		return cmd
+	})
+	if err != nil || run.passed || run.why != "" {
+		return run, err
+	}
+	run.why = firstFailure(out)
+	return run, nil
+}
+
+// stage runs a later stage's test command (made by mk with the stage's
+// deadline) in its own process group, its output in run.log: run.passed
+// when it passed, run.why set when it ran out of time; otherwise it failed,
+// and out is what it printed.
+func (r *runner) stage(ctx context.Context, run *suiteRun, mk func(context.Context) *exec.Cmd) (out string, err error) {
 	logFile, err := os.Create(run.log)
 	if err != nil {
-		return run, err
+		return "", err
 	}
 	defer logFile.Close()
 	tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", append([]string{"test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast"}, pkgs...)...)
-	cmd.Dir = r.src
-	cmd.Env = r.env
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, &out), io.MultiWriter(logFile, &out)
+	cmd := mk(tctx)
+	var b strings.Builder
+	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, &b), io.MultiWriter(logFile, &b)
 	err = runGroup(cmd)
 	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return run, ctx.Err()
+		return "", ctx.Err()
 	case tctx.Err() != nil:
 		run.why = "no verdict within 5m"
-		return run, nil
+		return "", nil
 	case err == nil:
 		run.passed = true
-		return run, nil
+		return "", nil
 	case !errors.As(err, &exit):
-		return run, fmt.Errorf("running the unit tests: %w", err)
+		return "", fmt.Errorf("running %s: %w", cmd.Path, err)
 	}
-	run.why = firstFailure(out.String())
-	return run, nil
+	return b.String(), nil
 }
 
 // firstFailure is the first failing test of go test's output, with the
@@ -576,37 +590,20 @@ const hardeningTests = "TestDatabaseFaults|TestBadInput|TestAbuseDocuments|TestA
 // and the bounds that only an attacker meets.
 func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, error) {
 	run := suiteRun{log: filepath.Join(dir, "faults.log")}
-	logFile, err := os.Create(run.log)
-	if err != nil {
+	output, err := r.stage(ctx, &run, func(tctx context.Context) *exec.Cmd {
+		cmd := exec.CommandContext(tctx, r.faultsBin, "-test.run", "^("+hardeningTests+")$", "-test.count=1")
+		cmd.Dir = filepath.Join(r.src, "reference", "hardening")
+		cmd.Env = append(append([]string(nil), r.env...), "CATALOGSPEC_HARDENING_CATALOGD="+bin)
+		return cmd
+	})
+	if err != nil || run.passed || run.why != "" {
 		return run, err
-	}
-	defer logFile.Close()
-	tctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(tctx, r.faultsBin, "-test.run", "^("+hardeningTests+")$", "-test.count=1")
-	cmd.Dir = filepath.Join(r.src, "reference", "hardening")
-	cmd.Env = append(append([]string(nil), r.env...), "CATALOGSPEC_HARDENING_CATALOGD="+bin)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = io.MultiWriter(logFile, &out), io.MultiWriter(logFile, &out)
-	err = runGroup(cmd)
-	var exit *exec.ExitError
-	switch {
-	case ctx.Err() != nil:
-		return run, ctx.Err()
-	case tctx.Err() != nil:
-		run.why = "no verdict within 5m"
-		return run, nil
-	case err == nil:
-		run.passed = true
-		return run, nil
-	case !errors.As(err, &exit):
-		return run, fmt.Errorf("running the fault test: %w", err)
 	}
 	run.why = "failed"
 	// The first complaint (an Errorf says "want" or "missing"), else the
 	// first line of the test's own.
 	var first string
-	for _, line := range strings.Split(out.String(), "\n") {
+	for _, line := range strings.Split(output, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.HasPrefix(line, "fault_test.go:") && !strings.HasPrefix(line, "harness_test.go:") && !strings.HasPrefix(line, "abuse_test.go:") {
 			continue
