@@ -153,3 +153,10 @@ Feature: Ingestion
       | whose tag name is not text                            |
       | whose dataset description is not text                 |
       | whose dataset custom properties are not all text      |
+
+  @id:ingest-19 @must @core
+  Scenario: A proposal to DELETE an aspect is acknowledged only when the aspect goes
+    Given Ann is granted EDIT_ENTITY
+    And Ann has ingested a description for a new dataset
+    When Ann proposes to DELETE the dataset's description
+    Then the description is gone if the proposal was acknowledged, and still there if it was refused

@@ -468,3 +468,43 @@ func userKeyReadsBack(ctx context.Context) error {
 	}
 	return nil
 }
+
+// sendsDeleteProposal asks, with changeType DELETE, for the dataset's
+// properties to go. DataHub deletes the aspect; the reference refuses any
+// change type but UPSERT. Either way the answer must tell the truth.
+func sendsDeleteProposal(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	if w.dataset == nil {
+		return w.fail("no dataset was written")
+	}
+	p := map[string]any{"entityType": "dataset", "entityUrn": w.dataset.urn, "changeType": "DELETE", "aspectName": "datasetProperties"}
+	a := w.sendJSON(c, c.gms+"/aspects?action=ingestProposal", map[string]any{"proposal": p}, restliHeaders)
+	a.what = name + " proposing to DELETE the dataset's properties"
+	w.last = a
+	return w.checkpoint()
+}
+
+// deleteAnsweredTruthfully: acknowledged and the properties gone, or refused
+// (4xx) and the properties still there; never acknowledged with the
+// properties kept.
+func deleteAnsweredTruthfully(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	switch {
+	case a.status >= 200 && a.status < 300:
+		if err := w.datasetAbsent(w.dataset); err != nil {
+			return w.fail("%s was acknowledged (status %d), but: %v", a.what, a.status, err)
+		}
+		return nil
+	case a.status >= 400 && a.status < 500:
+		return datasetDescriptionReadsBack(ctx, tierGMS)
+	}
+	return w.fail("%s answered status %d, expected a success that deleted it or a 4xx refusal", a.what, a.status)
+}

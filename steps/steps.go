@@ -193,6 +193,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the dataset's institutional memory reads back through the `+tiers+` entity path$`, institutionalMemoryReadsBack)
 	s.Step(`^the dataset's description reads back through the `+tiers+` entity path$`, datasetDescriptionReadsBack)
 	s.Step(`^nothing was stored for the dataset$`, nothingStoredForDataset)
+	s.Step(`^`+who+` proposes to DELETE the dataset's description$`, sendsDeleteProposal)
+	s.Step(`^the description is gone if the proposal was acknowledged, and still there if it was refused$`, deleteAnsweredTruthfully)
 
 	// Authentication disabled.
 	s.Step(`^the service runs with authentication disabled$`, serviceRunsWithAuthDisabled)

@@ -56,6 +56,10 @@ func TestFirstStartMakesRootAndTheBootPolicies(t *testing.T) {
 			t.Errorf("boot policy %s: %v", p.URN, err)
 		}
 	}
+	rootUser, err := svc.CorpUser(reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser}), reference.RootUser.String())
+	if err != nil || rootUser == nil || !rootUser.Active || rootUser.DisplayName != "DataHub" || rootUser.FullName != "DataHub Root User" || rootUser.Suspended {
+		t.Errorf("the root user after the first start: %+v, %v; want active, named DataHub (DataHub Root User)", rootUser, err)
+	}
 	if err := bcrypt.CompareHashAndPassword(rootHash(t, db), []byte("the-given-password")); err != nil {
 		t.Errorf("the stored hash is not of the password given: %v", err)
 	}
