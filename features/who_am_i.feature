@@ -60,3 +60,16 @@ Feature: Who am I
     Given a tag exists
     When the administrator looks up a user by the tag's URN
     Then the answer is a GraphQL error saying the request is bad
+
+  @id:me-08 @must @core
+  Scenario: A user who was never suspended is not shown as suspended
+    Given Ann is a user
+    When the administrator looks up Ann by her URN
+    Then the answer shows Ann's status as ACTIVE
+
+  @id:me-09 @must @core
+  Scenario: A suspended user is shown as suspended
+    Given Ann is a user
+    And the administrator suspends Ann
+    When the administrator looks up Ann by her URN
+    Then the answer shows Ann's status as SUSPENDED

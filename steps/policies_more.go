@@ -530,9 +530,53 @@ const corpUserDoc = `query corpUser($urn: String!) {
   corpUser(urn: $urn) {
     urn
     username
+    status
     info { displayName email }
   }
 }`
+
+// answerShowsStatus checks corpUser's status: SUSPENDED for a suspended
+// user; for anyone else anything but SUSPENDED (DataHub shows null for a
+// user who was never given a status, the reference ACTIVE). A suspension
+// may take a moment to show: the lookup is asked again within the
+// propagation window.
+func answerShowsStatus(ctx context.Context, name, want string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	check := func(a *answer) error {
+		var u *struct {
+			Status *string `json:"status"`
+		}
+		if err := a.data("corpUser", &u); err != nil {
+			return w.failed(err)
+		}
+		if u == nil {
+			return w.fail("%s answered null, expected the user", a.what)
+		}
+		suspended := u.Status != nil && *u.Status == "SUSPENDED"
+		if suspended != (want == "SUSPENDED") {
+			expected := "SUSPENDED"
+			if want != "SUSPENDED" {
+				expected = "ACTIVE, or no status"
+			}
+			return w.fail("%s shows status %v, expected %s", a.what, deref(u.Status), expected)
+		}
+		return nil
+	}
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if check(a) == nil {
+		return nil
+	}
+	return w.eventually(name+"'s status showing "+want, func() (bool, error) {
+		a := w.graphql(w.admin(), corpUserDoc, map[string]any{"urn": p.urn})
+		a.what = "the administrator looking up " + p.urn
+		err := check(a)
+		return err == nil, err
+	})
+}
 
 func adminLooksUpUser(ctx context.Context, name string) error {
 	w := theWorld(ctx)

@@ -47,6 +47,7 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` is a user known only by `+own+` user name$`, isUserKnownOnlyByName)
 	s.Step(`^the administrator looks up `+who+` by `+own+` URN$`, adminLooksUpUser)
 	s.Step(`^the administrator looks up a user by a malformed URN$`, adminLooksUpMalformedUser)
+	s.Step(`^the answer shows `+who+`'s status as (ACTIVE|SUSPENDED)$`, answerShowsStatus)
 	s.Step(`^the administrator looks up a user by the tag's URN$`, adminLooksUpUserByTagURN)
 	s.Step(`^the answer is `+who+`'s user, with `+own+` display name and email$`, answerIsUser)
 	s.Step(`^someone naming `+who+` in X-DataHub-Actor is rejected as unauthorized$`, namingSuspendedIsRefused)
