@@ -73,3 +73,8 @@ Feature: Who am I
     And the administrator suspends Ann
     When the administrator looks up Ann by her URN
     Then the answer shows Ann's status as SUSPENDED
+
+  @id:me-10 @must @core
+  Scenario: Looking up a user no one has made shows no user
+    When the administrator looks up a user no one has made
+    Then the answer shows no such user, without an error

@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -662,4 +663,49 @@ func adminLooksUpUserByTagURN(ctx context.Context) error {
 	a.noEffect = nothingToCheck
 	w.last = a
 	return w.checkpoint()
+}
+
+// adminLooksUpUnknownUser looks up a user URN no one has made.
+func adminLooksUpUnknownUser(ctx context.Context) error {
+	w := theWorld(ctx)
+	urn := "urn:li:corpuser:catalogspec-nobody-" + w.id
+	a := w.graphql(w.admin(), corpUserDoc, map[string]any{"urn": urn})
+	a.what = "the administrator looking up " + urn + ", whom no one made"
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// answerShowsNoProfile: the lookup of a user who does not exist answers
+// without a server error and shows no profile (null, or the URN alone).
+func answerShowsNoProfile(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	var env struct {
+		Data struct {
+			CorpUser *struct {
+				Info *json.RawMessage `json:"info"`
+			} `json:"corpUser"`
+		} `json:"data"`
+		Errors []struct {
+			Message    string         `json:"message"`
+			Extensions map[string]any `json:"extensions"`
+		} `json:"errors"`
+	}
+	if err := json.Unmarshal(a.body, &env); err != nil {
+		return w.fail("%s: the answer is not JSON: %v", a.what, err)
+	}
+	if len(env.Errors) > 0 {
+		return w.fail("%s answered an error (%s), expected no user", a.what, env.Errors[0].Message)
+	}
+	if u := env.Data.CorpUser; u != nil && u.Info != nil && string(*u.Info) != "null" {
+		return w.fail("%s shows a profile %s for a user no one made", a.what, *u.Info)
+	}
+	return nil
 }

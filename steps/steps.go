@@ -48,6 +48,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the administrator looks up `+who+` by `+own+` URN$`, adminLooksUpUser)
 	s.Step(`^the administrator looks up a user by a malformed URN$`, adminLooksUpMalformedUser)
 	s.Step(`^the answer shows `+who+`'s status as (ACTIVE|SUSPENDED)$`, answerShowsStatus)
+	s.Step(`^the administrator looks up a user no one has made$`, adminLooksUpUnknownUser)
+	s.Step(`^the answer shows no such user, without an error$`, answerShowsNoProfile)
 	s.Step(`^the administrator looks up a user by the tag's URN$`, adminLooksUpUserByTagURN)
 	s.Step(`^the answer is `+who+`'s user, with `+own+` display name and email$`, answerIsUser)
 	s.Step(`^someone naming `+who+` in X-DataHub-Actor is rejected as unauthorized$`, namingSuspendedIsRefused)
