@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -353,5 +354,91 @@ func TestFrontendAnswers503WhenGMSIsSlow(t *testing.T) {
 	r := do(t, "POST", frontend.URL+"/api/v2/graphql", tr.rootToken, "application/json", `{"query":"{ me { corpUser { urn } } }"}`)
 	if r.status != 503 || r.header.Get("Retry-After") != reference.RetryAfterSeconds || !strings.Contains(r.body, "did not answer in time") {
 		t.Errorf("GMS slower than the deadline: %d, Retry-After %q, %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+}
+
+// storeFailingAfter is the test database whose calls fail, as a store that
+// has gone away, from the call numbered from on.
+type storeFailingAfter struct {
+	reference.Store
+	from  int
+	calls atomic.Int64
+}
+
+func (s *storeFailingAfter) fail() bool { return int(s.calls.Add(1)) >= s.from }
+
+func (s *storeFailingAfter) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspect, error) {
+	if s.fail() {
+		return nil, reference.ErrUnavailable
+	}
+	return s.Store.Aspects(ctx, urn)
+}
+
+func (s *storeFailingAfter) Aspect(ctx context.Context, urn reference.URN, name string) (reference.Aspect, error) {
+	if s.fail() {
+		return reference.Aspect{}, reference.ErrUnavailable
+	}
+	return s.Store.Aspect(ctx, urn, name)
+}
+
+func (s *storeFailingAfter) ListAspects(ctx context.Context, f reference.Filter) ([]reference.Aspect, int, error) {
+	if s.fail() {
+		return nil, 0, reference.ErrUnavailable
+	}
+	return s.Store.ListAspects(ctx, f)
+}
+
+func (s *storeFailingAfter) CreateEntity(ctx context.Context, as []reference.Aspect) error {
+	if s.fail() {
+		return reference.ErrUnavailable
+	}
+	return s.Store.CreateEntity(ctx, as)
+}
+
+func (s *storeFailingAfter) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error) {
+	if s.fail() {
+		return false, reference.ErrUnavailable
+	}
+	return s.Store.DeleteEntity(ctx, urn)
+}
+
+// TestEveryResolverReportsAStoreFailure: once the caller is known, a store
+// that fails makes every GraphQL operation answer 503 with a
+// SERVICE_UNAVAILABLE error, never a 200 with null data and no error.
+func TestEveryResolverReportsAStoreFailure(t *testing.T) {
+	start(t, true) // bootstraps the test database
+	for name, op := range map[string]struct {
+		doc  string
+		vars map[string]any
+	}{
+		"me":                     {`{ me { corpUser { urn } } }`, nil},
+		"corpUser":               {`query($u: String!) { corpUser(urn: $u) { urn } }`, map[string]any{"u": "urn:li:corpuser:someone"}},
+		"tag":                    {`query($u: String!) { tag(urn: $u) { urn } }`, map[string]any{"u": "urn:li:tag:t"}},
+		"listPolicies":           {`{ listPolicies(input: {start: 0, count: 5}) { total } }`, nil},
+		"listAccessTokens":       {`{ listAccessTokens(input: {start: 0, count: 5}) { total } }`, nil},
+		"getAccessTokenMetadata": {`query($t: String!) { getAccessTokenMetadata(token: $t) { id } }`, map[string]any{"t": "x.y.z"}},
+		"createAccessToken":      {`mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "urn:li:corpuser:datahub", duration: ONE_HOUR, name: "t"}) { accessToken } }`, nil},
+		"revokeAccessToken":      {`mutation { revokeAccessToken(tokenId: "id") }`, nil},
+		"createTag":              {`mutation { createTag(input: {id: "failing-store", name: "n"}) }`, nil},
+		"deleteTag":              {`mutation { deleteTag(urn: "urn:li:tag:failing-store") }`, nil},
+		"createPolicy":           {`mutation { createPolicy(input: {type: PLATFORM, name: "p", state: ACTIVE, privileges: ["CREATE_TAGS"], actors: {resourceOwners: false, allUsers: true, allGroups: false}}) }`, nil},
+		"updatePolicy":           {`mutation { updatePolicy(urn: "urn:li:dataHubPolicy:0", input: {type: PLATFORM, name: "p", state: ACTIVE, privileges: ["CREATE_TAGS"], actors: {resourceOwners: false, allUsers: true, allGroups: false}}) }`, nil},
+		"deletePolicy":           {`mutation { deletePolicy(urn: "urn:li:dataHubPolicy:x") }`, nil},
+	} {
+		// Auth disabled, acting as the root user: reading the root user is
+		// the first store call, and every later one fails.
+		store := &storeFailingAfter{Store: testDB, from: 2}
+		codec, err := jwt.New([]byte(strings.Repeat("s", 32)), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		logger := slog.New(slog.DiscardHandler)
+		svc := reference.NewService(store, reference.Config{AuthEnabled: false, Codec: codec, Salt: []byte("salt"), Logger: logger})
+		gms := httptest.NewServer(httpapi.NewServer(svc, graph.NewHandler(svc, "test", logger, graph.Limits{}), testDB.Ping, "test", logger).GMS())
+		r := do(t, "POST", gms.URL+"/api/graphql", "", "application/json", gql(op.doc, op.vars), "X-DataHub-Actor", reference.RootUser.String())
+		gms.Close()
+		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "SERVICE_UNAVAILABLE") {
+			t.Errorf("%s with the store failing after the caller was read: %d %.200s; want 503 with SERVICE_UNAVAILABLE", name, r.status, r.body)
+		}
 	}
 }
