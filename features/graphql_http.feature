@@ -88,6 +88,12 @@ Feature: GraphQL over HTTP
     Then the answer has status 400
     And the answer does not repeat the body that was sent
 
+  @id:http-15 @should @core
+  Scenario: A body with a second JSON object after the first is refused without being echoed
+    When Ann sends a GraphQL request whose body has a second JSON object after the first
+    Then the answer has status 400
+    And the answer does not repeat the body that was sent
+
   @id:http-11 @should @core
   Scenario: A body that is not declared as JSON is refused
     When Ann sends a GraphQL query declared as plain text

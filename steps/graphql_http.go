@@ -104,6 +104,17 @@ func sendsBodyNotJSON(ctx context.Context, name string) error {
 	return w.sendBody(name, "application/json", []byte(body), "a body that is not valid JSON")
 }
 
+// sendsTwoObjects sends a valid request followed by a second JSON object: a
+// parser that stops at the first would run it, and which one counts is
+// ambiguous.
+func sendsTwoObjects(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	w.echoMarker = "catalogspec-echo-" + w.id
+	first, _ := json.Marshal(graphQLRequest{Query: w.suite.docs.me})
+	second, _ := json.Marshal(map[string]any{"query": "{ me { corpUser { urn } } }", "operationName": w.echoMarker})
+	return w.sendBody(name, "application/json", append(append(first, '\n'), second...), "a body with a second JSON object after the first")
+}
+
 func sendsBodyWithoutQuery(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	w.echoMarker = "catalogspec-echo-" + w.id

@@ -102,6 +102,7 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^`+who+` sends a tag creation to the GraphQL endpoint by GET$`, sendsTagCreationByGET)
 	s.Step(`^`+who+` sends a GraphQL request whose body is not valid JSON$`, sendsBodyNotJSON)
 	s.Step(`^`+who+` sends a GraphQL request whose body has no query$`, sendsBodyWithoutQuery)
+	s.Step(`^`+who+` sends a GraphQL request whose body has a second JSON object after the first$`, sendsTwoObjects)
 	s.Step(`^`+who+` sends a GraphQL query declared as plain text$`, sendsQueryAsPlainText)
 	s.Step(`^the answer says that only POST is allowed$`, answerAllowsOnlyPOST)
 	s.Step(`^the answer does not repeat the body that was sent$`, answerDoesNotEcho)
