@@ -88,6 +88,16 @@ Feature: GraphQL over HTTP
     Then the answer has status 400
     And the answer does not repeat the body that was sent
 
+  @id:http-16 @must @core
+  Scenario: A query nested 45 levels deep is answered, as DataHub answers up to 50
+    When Ann asks for a type nested 45 levels deep
+    Then the answer has data and no errors
+
+  @id:http-17 @must @core
+  Scenario: A query of 1,500 fields is answered, as DataHub answers a complexity up to 2,000
+    When Ann asks for 1500 fields in one query
+    Then the answer has data and no errors
+
   @id:http-15 @should @core
   Scenario: A body with a second JSON object after the first is refused without being echoed
     When Ann sends a GraphQL request whose body has a second JSON object after the first

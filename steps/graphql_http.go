@@ -274,3 +274,68 @@ func typeNamed(ctx context.Context, typ string) error {
 	}
 	return nil
 }
+
+// asksNestedType asks, through introspection, for a type's ofType nested
+// until the document is levels deep (__type is the first level, name the
+// last): a document DataHub serves while levels is within its depth limit.
+func asksNestedType(ctx context.Context, name string, levels int) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	if levels < 3 {
+		return w.fail("a nested query needs at least 3 levels")
+	}
+	inner := levels - 2
+	doc := `{ __type(name: "String") { ` + strings.Repeat("ofType { ", inner) + "name" + strings.Repeat(" }", inner) + " name } }"
+	a := w.graphql(c, doc, nil)
+	a.what = fmt.Sprintf("%s asking for a type nested %d levels deep", name, levels)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// asksManyFields asks for n fields in one query: n aliases of __typename
+// under me, which DataHub's complexity limit (2,000) counts one each.
+func asksManyFields(ctx context.Context, name string, n int) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("{ me { corpUser { urn ")
+	for i := range n - 3 {
+		fmt.Fprintf(&b, "f%d: __typename ", i)
+	}
+	b.WriteString("} } }")
+	a := w.graphql(c, b.String(), nil)
+	a.what = fmt.Sprintf("%s asking for %d fields in one query", name, n)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// answeredWithoutErrors: a 200 whose data is there and errors absent.
+func answeredWithoutErrors(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	if len(g.Errors) > 0 {
+		return w.fail("%s was answered with errors: %s", a.what, g.Errors[0].Message)
+	}
+	if len(g.Data) == 0 {
+		return w.fail("%s was answered without data", a.what)
+	}
+	return nil
+}

@@ -34,6 +34,9 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the answer describes a schema whose queries include me and tag$`, schemaDescribed)
 	s.Step(`^`+who+` asks the GraphQL endpoint about the type (\w+), naming it in a variable$`, asksAboutType)
 	s.Step(`^the answer names the type (\w+), with no errors$`, typeNamed)
+	s.Step(`^`+who+` asks for a type nested (\d+) levels deep$`, asksNestedType)
+	s.Step(`^`+who+` asks for (\d+) fields in one query$`, asksManyFields)
+	s.Step(`^the answer has data and no errors$`, answeredWithoutErrors)
 	// People and their tokens.
 	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
 	s.Step(`^`+who+` is a user$`, isAUser)

@@ -19,6 +19,10 @@ import (
 	"github.com/catalogspec/catalogspec/reference"
 )
 
+// complexityLimit is DataHub's default (GRAPHQL_QUERY_COMPLEXITY_LIMIT,
+// 2000): a query DataHub serves is served here too.
+const complexityLimit = 2000
+
 // NewHandler returns the GraphQL handler: POST only, with the contract's
 // error shape. The caller puts the actor in the request context first.
 func NewHandler(svc *reference.Service, version string, logger *slog.Logger, limits Limits) http.Handler {
@@ -31,7 +35,7 @@ func NewHandler(svc *reference.Service, version string, logger *slog.Logger, lim
 		// DataHub serves introspection; GraphiQL and code generators need it.
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.FixedComplexityLimit(500))
+	srv.Use(extension.FixedComplexityLimit(complexityLimit))
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		return presentError(ctx, err, logger)
 	})

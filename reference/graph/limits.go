@@ -38,9 +38,10 @@ type Limits struct {
 
 // DefaultLimits are far above any operation of the contract and of
 // DataHub's own clients (the introspection query, the deepest of them, nests
-// 13 levels and selects under 200 fields) and far below what costs a
+// 13 levels and selects under 200 fields), no lower than DataHub's own (a
+// depth of 50, GRAPHQL_QUERY_DEPTH_LIMIT), and far below what costs a
 // noticeable amount of time or memory to refuse.
-var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 25, SameName: 100, Errors: 50}
+var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 50, SameName: 100, Errors: 50}
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits

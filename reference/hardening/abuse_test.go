@@ -92,7 +92,7 @@ func TestAbuseDocuments(t *testing.T) {
 		{"6,000 identical fields", identicalFields(6000), "limit: tokens"},
 		{"1,500 identical fields", identicalFields(1500), "limit: sameName"},
 		{"4,000 distinct fields through fragments", distinctFields(400, 12), "limit: fields"},
-		{"selections 40 deep", deepDocument(40), "depth"},
+		{"selections 60 deep", deepDocument(60), "depth"},
 		{"20,000 tokens", manyTokens(20000), "limit: tokens"},
 	}
 	for _, caller := range []struct{ name, token string }{{"root", in.admin}, {"no privileges", nobody}} {
