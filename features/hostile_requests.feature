@@ -59,3 +59,16 @@ Feature: Requests built to exhaust or confuse the service
       | tier             |
       | metadata service |
       | frontend         |
+
+  @id:hostile-05 @should @core @cap:tags
+  Scenario: A tag creation with two Authorization headers is refused, and no tag is made
+    When the administrator creates a tag with a second Authorization header, Ann's
+    Then the answer has status 400
+    And the tag does not exist
+
+  @id:hostile-06 @should @core @cap:entity-paths
+  Scenario: An entity read with two Authorization headers is refused, and shows nothing of the entity
+    Given a tag exists
+    When the administrator reads the tag's entity with a second Authorization header, Ann's
+    Then the answer has status 400
+    And the answer shows nothing of the tag

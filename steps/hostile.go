@@ -178,6 +178,67 @@ func asksWithAuthorizationHeaders(ctx context.Context, name, tier, second string
 	return w.checkpoint()
 }
 
+// adminCreatesTagWithTwoHeaders sends a tag creation carrying the
+// administrator's token in one Authorization header and name's in a second:
+// a server that judged the request by the first would make the tag.
+func adminCreatesTagWithTwoHeaders(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	other, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	c := w.admin()
+	t := w.newTag()
+	w.tag = t
+	body, _ := json.Marshal(graphQLRequest{Query: w.suite.docs.createTag, Variables: map[string]any{"input": map[string]any{"id": t.id, "name": t.name}}})
+	r := request{method: http.MethodPost, url: c.gms + "/api/graphql", contentType: "application/json", body: body,
+		headers: map[string]string{"Authorization": other.authorization()}}
+	a := w.send(c, r)
+	a.what = fmt.Sprintf("the administrator creating the tag %s with a second Authorization header, %s's", t.urn, name)
+	a.noEffect = func() error { return w.tagAbsent(t) }
+	w.undoTag(t)
+	w.last = a
+	return w.checkpoint()
+}
+
+// adminReadsTagWithTwoHeaders reads the tag's entity with the
+// administrator's token in one Authorization header and name's in a second.
+func adminReadsTagWithTwoHeaders(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	other, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	if w.tag == nil {
+		return w.fail("no tag was made")
+	}
+	c := w.admin()
+	a := w.send(c, request{method: http.MethodGet, url: entityURL(c, tierGMS, w.tag.urn, false),
+		headers: map[string]string{"Authorization": other.authorization()}})
+	a.what = fmt.Sprintf("the administrator reading %s with a second Authorization header, %s's", w.tag.urn, name)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// answerDoesNotShowTag: the answer is one JSON problem, with nothing of the
+// tag in it.
+func answerDoesNotShowTag(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if strings.Contains(string(a.body), "TagSnapshot") || strings.Contains(string(a.body), "TagProperties") {
+		return w.fail("%s was refused, but the answer shows the tag: %.300s", a.what, a.body)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(a.body, &v); err != nil {
+		return w.fail("%s: the answer is not one JSON object: %v: %.300s", a.what, err, a.body)
+	}
+	return nil
+}
+
 // registerHostileSteps registers the steps of hostile_requests.feature.
 func registerHostileSteps(s stepRegistrar) {
 	s.Step(`^`+who+` sends a document (whose fragments spread each other ten times over ten levels|with 3,000 aliases of one field with different arguments|with 1,000 aliases of one field with different arguments|with 6,000 copies of one field)$`, sendsHostileDocument)
@@ -185,4 +246,7 @@ func registerHostileSteps(s stepRegistrar) {
 	s.Step(`^the service still answers `+who+`$`, serviceStillAnswers)
 	s.Step(`^`+who+` creates a tag whose name holds a NUL character, sent (in a variable|in the document itself)$`, createsTagWithNUL)
 	s.Step(`^`+who+` asks the (metadata service|frontend) who she is with her token in one Authorization header( and the administrator's in a second)?$`, asksWithAuthorizationHeaders)
+	s.Step(`^the administrator creates a tag with a second Authorization header, `+who+`'s$`, adminCreatesTagWithTwoHeaders)
+	s.Step(`^the administrator reads the tag's entity with a second Authorization header, `+who+`'s$`, adminReadsTagWithTwoHeaders)
+	s.Step(`^the answer shows nothing of the tag$`, answerDoesNotShowTag)
 }
