@@ -88,6 +88,15 @@ type Cache struct {
 	stop     context.CancelFunc
 	done     chan struct{}
 	now      func() time.Time
+	// onRead, for tests, runs between a read from the database and the
+	// decision to keep it: where an invalidation can race with the read.
+	onRead func()
+}
+
+func (c *Cache) afterRead() {
+	if c.onRead != nil {
+		c.onRead()
+	}
 }
 
 type cachedList struct {
@@ -152,6 +161,7 @@ func (c *Cache) Aspects(ctx context.Context, urn reference.URN) ([]reference.Asp
 	if err != nil {
 		return nil, err
 	}
+	c.afterRead()
 	c.mu.Lock()
 	if epoch == c.epoch && gen == c.stripes[i] && c.trusted() {
 		if len(c.entities) >= maxEntities {
@@ -197,6 +207,7 @@ func (c *Cache) ListAspects(ctx context.Context, f reference.Filter) ([]referenc
 	if err != nil {
 		return nil, 0, err
 	}
+	c.afterRead()
 	c.mu.Lock()
 	if epoch == c.epoch && version == c.versions[f.EntityType] && c.trusted() {
 		byFilter := c.lists[f.EntityType]

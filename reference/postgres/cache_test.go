@@ -289,3 +289,66 @@ func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))
 	return len(p), nil
 }
+
+// TestCacheDoesNotKeepAReadThatRacedAChange: a read from the database that
+// an invalidation of the same entity (or of its listing) overtook is
+// answered but not kept, so the next read sees the change.
+func TestCacheDoesNotKeepAReadThatRacedAChange(t *testing.T) {
+	db, _, a, _ := replicas(t)
+	u := reference.UserURN("raced")
+	if err := a.UpsertAspect(context.Background(), info(u, "old")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the write's own notification is in
+	silently := func(display string) {
+		err := postgres.Exec(context.Background(), db, `
+			BEGIN;
+			ALTER TABLE aspects DISABLE TRIGGER aspects_written;
+			UPDATE aspects SET value = '{"active":true,"displayName":"`+display+`"}' WHERE urn = '`+u.String()+`' AND aspect = 'corpUserInfo';
+			ALTER TABLE aspects ENABLE TRIGGER aspects_written;
+			COMMIT;`)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The change lands, and its notification is applied, after the read
+	// and before the cache decides to keep what it read.
+	raced := false
+	postgres.OnRead(a, func() {
+		if !raced {
+			raced = true
+			silently("new")
+			postgres.Invalidate(a, u)
+		}
+	})
+	if got := displayName(t, a, u); got != "old" {
+		t.Fatalf("the racing read answered %q, want what it read: %q", got, "old")
+	}
+	postgres.OnRead(a, nil)
+	if got := displayName(t, a, u); got != "new" {
+		t.Errorf("after a read that raced a change the cache answers %q, want %q", got, "new")
+	}
+
+	// The same for a listing of policies.
+	policies := reference.Filter{EntityType: reference.EntityPolicy, Aspect: reference.AspectPolicyInfo}
+	p := reference.URN{EntityType: reference.EntityPolicy, ID: "raced"}
+	raced = false
+	postgres.OnRead(a, func() {
+		if !raced {
+			raced = true
+			if err := db.UpsertAspect(context.Background(), reference.Aspect{URN: p, Name: reference.AspectPolicyInfo, Value: json.RawMessage(`{"state":"ACTIVE"}`), CreatedAt: time.Now(), CreatedBy: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			postgres.Invalidate(a, p)
+		}
+	})
+	before, _, err := a.ListAspects(context.Background(), policies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	postgres.OnRead(a, nil)
+	after, _, err := a.ListAspects(context.Background(), policies)
+	if err != nil || len(after) != len(before)+1 {
+		t.Errorf("after a listing that raced a change the cache lists %d (%v), want %d", len(after), err, len(before)+1)
+	}
+}

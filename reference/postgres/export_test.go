@@ -1,9 +1,19 @@
 package postgres
 
-import "context"
+import (
+	"context"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
 
 // Exec runs SQL on db, for tests that damage the database on purpose.
 func Exec(ctx context.Context, db *DB, sql string, args ...any) error {
 	_, err := db.pool.Exec(ctx, sql, args...)
 	return err
 }
+
+// OnRead sets c's hook between a read from the database and keeping it.
+func OnRead(c *Cache, f func()) { c.onRead = f }
+
+// Invalidate makes c forget urn, as a notification of a change to it does.
+func Invalidate(c *Cache, urn reference.URN) { c.invalidate(urn) }
