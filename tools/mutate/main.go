@@ -112,7 +112,7 @@ func run() int {
 	flag.BoolVar(&o.list, "list", false, "print the mutants and exit; nothing is built or run")
 	flag.StringVar(&o.equivalent, "equivalent", "mutation/equivalent.txt", "file of keys of mutants known to be equivalent: not run, not counted")
 	flag.StringVar(&o.out, "out", "mutation/report.txt", "write the report here too (\"\": only stdout)")
-	flag.DurationVar(&o.timeout, "timeout", 120*time.Second, "per-mutant time limit for the suite; a mutant that hits it counts as killed and is listed")
+	flag.DurationVar(&o.timeout, "timeout", 120*time.Second, "per-mutant time limit for the suite, and for each later stage (the hardening and unit tests); a mutant that hits it counts as killed and is listed")
 	flag.Float64Var(&o.minKillRate, "min-kill-rate", 0, "exit 1 when the kill rate is below this (0 to 1; 0: never)")
 	flag.StringVar(&o.ids, "ids", "", "only these mutants: comma-separated ids as -list prints them (m042 or 42), e.g. to re-run survivors")
 	flag.BoolVar(&o.keep, "keep", false, "keep the work directory (mutated sources, suite logs and reports) and print where it is")
