@@ -152,20 +152,86 @@ func TestCacheNoticesAMissedChange(t *testing.T) {
 	if err := b.UpsertAspect(context.Background(), info(u, "cached")); err != nil {
 		t.Fatal(err)
 	}
+	time.Sleep(100 * time.Millisecond) // the write's own notification is in
 	if got := displayName(t, b, u); got != "cached" {
 		t.Fatalf("the cache shows %q", got)
 	}
+	// A change neither notified nor counted: invisible by design, which
+	// shows the entry is cached.
 	err := postgres.Exec(context.Background(), db, `
 		BEGIN;
 		ALTER TABLE aspects DISABLE TRIGGER aspects_written;
 		UPDATE aspects SET value = '{"active":true,"displayName":"silent"}' WHERE urn = '`+u.String()+`' AND aspect = 'corpUserInfo';
-		UPDATE changes SET seq = seq + 1 WHERE id = 1;
 		ALTER TABLE aspects ENABLE TRIGGER aspects_written;
 		COMMIT;`)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if got := displayName(t, b, u); got != "cached" {
+		t.Fatalf("the entry was not cached (it reads %q): the test cannot tell a start-over", got)
+	}
+	// Now the counter moves on with no notification: a missed change.
+	if err := postgres.Exec(context.Background(), db, `UPDATE changes SET seq = seq + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
 	within(t, 5*time.Second, b, u, "silent", "a change that was counted but not notified")
+}
+
+// TestCacheAppliesItsOwnWriteWithoutANotification: the writing replica
+// forgets what it wrote before the write returns, not when the
+// notification comes (here none comes: the trigger is off).
+func TestCacheAppliesItsOwnWriteWithoutANotification(t *testing.T) {
+	db, _, a, _ := replicas(t)
+	u := reference.UserURN("own-silent")
+	if err := a.UpsertAspect(context.Background(), info(u, "first")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := displayName(t, a, u); got != "first" {
+		t.Fatalf("the cache shows %q", got)
+	}
+	if err := postgres.Exec(context.Background(), db, `ALTER TABLE aspects DISABLE TRIGGER aspects_written`); err != nil {
+		t.Fatal(err)
+	}
+	defer postgres.Exec(context.Background(), db, `ALTER TABLE aspects ENABLE TRIGGER aspects_written`) //nolint:errcheck
+	if err := a.UpsertAspect(context.Background(), info(u, "second")); err != nil {
+		t.Fatal(err)
+	}
+	if got := displayName(t, a, u); got != "second" {
+		t.Errorf("right after its own write, with no notification, the cache shows %q", got)
+	}
+}
+
+// TestCacheListingsAreKeptApartByField: two listings that differ only in
+// the field they filter on are two listings.
+func TestCacheListingsAreKeptApartByField(t *testing.T) {
+	_, _, a, _ := replicas(t)
+	tok := func(id, owner, actor string) reference.Aspect {
+		return reference.Aspect{URN: reference.URN{EntityType: reference.EntityAccessToken, ID: id}, Name: reference.AspectAccessTokenInfo,
+			Value: json.RawMessage(`{"name":"t","ownerUrn":"` + owner + `","actorUrn":"` + actor + `","createdAt":0}`), CreatedAt: time.Now(), CreatedBy: "x"}
+	}
+	for _, t0 := range []reference.Aspect{tok("t1", "urn:li:corpuser:m", "urn:li:corpuser:ann"), tok("t2", "urn:li:corpuser:ann", "urn:li:corpuser:ann")} {
+		if err := a.CreateEntity(context.Background(), []reference.Aspect{t0}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	count := func(field string) int {
+		as, _, err := a.ListAspects(context.Background(), reference.Filter{EntityType: reference.EntityAccessToken, Aspect: reference.AspectAccessTokenInfo,
+			Where: map[string][]string{field: {"urn:li:corpuser:ann"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(as)
+	}
+	for range 2 { // the second time from memory
+		if got := count("actorUrn"); got != 2 {
+			t.Errorf("tokens acting for ann: %d, want 2", got)
+		}
+		if got := count("ownerUrn"); got != 1 {
+			t.Errorf("tokens owned by ann: %d, want 1", got)
+		}
+	}
 }
 
 // TestCacheReadsThroughWhileNotListening: when its listening connection is
