@@ -49,6 +49,7 @@ func printList(w io.Writer, all, selected []*Mutant, equiv *equivalents) {
 
 // report is the outcome of a run.
 type report struct {
+	revision   string // of the module when the run started, as snapshotted
 	opts       options
 	root       string
 	started    time.Time
@@ -182,8 +183,8 @@ func (r *report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "mutation testing of the reference catalogd against the conformance suite\n")
 	fmt.Fprintf(&b, "date: %s\n", r.started.Format(time.RFC3339))
-	if rev := gitRevision(r.root); rev != "" {
-		fmt.Fprintf(&b, "revision: %s\n", rev)
+	if r.revision != "" {
+		fmt.Fprintf(&b, "revision: %s (when the run started)\n", r.revision)
 	}
 	fmt.Fprintf(&b, "options: -jobs %d -budget %s -timeout %s", r.opts.jobs, budgetText(r.opts.budget), r.opts.timeout)
 	if r.opts.files != "" {

@@ -90,6 +90,7 @@ type runner struct {
 	db         *pgprovider.Database
 	started    time.Time
 	env        []string // the suite's environment, without the per-run variables
+	revision   string   // git revision of the module when it was snapshotted
 
 	mu sync.Mutex // serialises progress lines
 }
@@ -108,6 +109,7 @@ func newRunner(root string, o options) (_ *runner, err error) {
 		return nil, err
 	}
 	r.src = filepath.Join(r.work, "src")
+	r.revision = gitRevision(root)
 	if err := copyTree(root, r.src); err != nil {
 		r.close()
 		return nil, fmt.Errorf("copying the module: %w", err)
@@ -225,7 +227,7 @@ func (r *runner) goCmd(ctx context.Context, args ...string) *exec.Cmd {
 // runAll runs the clean reference, then the mutants, jobs at a time, until
 // the budget is spent.
 func (r *runner) runAll(ctx context.Context, ms []*Mutant) (*report, error) {
-	rep := &report{opts: r.o, started: r.started, root: r.root}
+	rep := &report{opts: r.o, started: r.started, root: r.root, revision: r.revision}
 
 	// The clean run: the unmutated reference must pass.
 	cleanDir := filepath.Join(r.work, "clean")
