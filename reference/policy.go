@@ -9,6 +9,7 @@ const (
 	PrivManagePolicies       = "MANAGE_POLICIES"
 	PrivCreateTags           = "CREATE_TAGS"
 	PrivManageTags           = "MANAGE_TAGS"
+	// PrivManageUserCredentials is in session.go, with what it allows.
 
 	PrivViewEntityPage = "VIEW_ENTITY_PAGE"
 	PrivGetEntity      = "GET_ENTITY_PRIVILEGE"
@@ -19,7 +20,7 @@ const (
 // PlatformPrivileges and MetadataPrivileges list every privilege the
 // reference knows, by policy type.
 var (
-	PlatformPrivileges = []string{PrivGenerateAccessTokens, PrivManageAccessTokens, PrivManagePolicies, PrivCreateTags, PrivManageTags}
+	PlatformPrivileges = []string{PrivGenerateAccessTokens, PrivManageAccessTokens, PrivManagePolicies, PrivCreateTags, PrivManageTags, PrivManageUserCredentials}
 	MetadataPrivileges = []string{PrivViewEntityPage, PrivGetEntity, PrivEditEntity, PrivDeleteEntity}
 )
 

@@ -18,7 +18,10 @@ type Config struct {
 	Codec       TokenCodec
 	Salt        []byte
 	Now         func() time.Time // nil means time.Now
-	Logger      *slog.Logger     // nil means slog.Default()
+	// SessionLifetime is how long a browser session lasts (0 means
+	// DefaultSessionLifetime).
+	SessionLifetime time.Duration
+	Logger          *slog.Logger // nil means slog.Default()
 }
 
 // Service applies the contract's rules on top of a Store. Transports call it
@@ -384,8 +387,9 @@ func (s *Service) CorpUser(ctx context.Context, rawURN string) (*CorpUser, error
 }
 
 // Authenticate turns a raw bearer token into the actor it stands for, or
-// EUNAUTHENTICATED. The token must verify, still be on record (revocation
-// deletes the record), not be expired, and belong to a user who exists and is
+// EUNAUTHENTICATED. The token (a personal access token, or a browser
+// session's) must verify, still be on record (revocation and signing out
+// delete the record), not be expired, and belong to a user who exists and is
 // not suspended.
 func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
 	invalid := Errorf(EUNAUTHENTICATED, "invalid or expired token")
@@ -394,17 +398,25 @@ func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
 		s.cfg.Logger.DebugContext(ctx, "token rejected", "reason", err)
 		return Actor{}, invalid
 	}
-	id := TokenID(raw, s.cfg.Salt)
-	info, err := s.tokenInfo(ctx, id)
-	if err != nil {
-		if isNotFound(err) {
+	actor := UserURN(claims.ActorID)
+	if claims.Type == TokenTypeSession {
+		if err := s.session(ctx, raw, actor); err != nil {
+			if isNotFound(err) {
+				return Actor{}, invalid
+			}
+			return Actor{}, err
+		}
+	} else {
+		info, err := s.tokenInfo(ctx, TokenID(raw, s.cfg.Salt))
+		if err != nil {
+			if isNotFound(err) {
+				return Actor{}, invalid
+			}
+			return Actor{}, err
+		}
+		if info.ActorURN != actor.String() || info.Expired(s.cfg.Now()) {
 			return Actor{}, invalid
 		}
-		return Actor{}, err
-	}
-	actor := UserURN(claims.ActorID)
-	if info.ActorURN != actor.String() || info.Expired(s.cfg.Now()) {
-		return Actor{}, invalid
 	}
 	u, err := s.user(ctx, actor)
 	if err != nil {

@@ -47,4 +47,6 @@ type Store interface {
 	// Secret returns the named secret, generating and storing it on first
 	// use; every replica sharing the database gets the same value.
 	Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error)
+	// SessionStore keeps browser sessions (session.go).
+	SessionStore
 }

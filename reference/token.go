@@ -41,7 +41,8 @@ func TokenLifetime(name string) (time.Duration, error) {
 	return d, nil
 }
 
-// TokenTypePersonal is the only access token type.
+// TokenTypePersonal is the type of a personal access token, the only type
+// of access token; a browser session's token is of TokenTypeSession.
 const TokenTypePersonal = "PERSONAL"
 
 // AccessTokenInfo is DataHub's dataHubAccessTokenInfo aspect, with the id.
@@ -75,6 +76,8 @@ func TokenID(raw string, salt []byte) string {
 
 // TokenClaims are what a personal access token asserts.
 type TokenClaims struct {
+	// Type is TokenTypePersonal (also when empty) or TokenTypeSession.
+	Type      string
 	ActorID   string // the username, not the URN
 	JTI       string
 	IssuedAt  time.Time

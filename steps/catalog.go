@@ -34,7 +34,7 @@ var levels = []string{levelMust, levelShould, levelMay}
 // an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
 	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion",
-	"auth-disabled", "auth-disabled-frontend", "clock", "replicas",
+	"auth-disabled", "auth-disabled-frontend", "clock", "replicas", "ui",
 }
 
 // idShape is what a scenario id looks like: the feature's short name and

@@ -23,25 +23,27 @@ type documents struct {
 	updatePolicy           string
 	deletePolicy           string
 	listPolicies           string
+	createResetToken       string
 }
 
 // loadDocuments reads every document from the root of fsys.
 func loadDocuments(fsys fs.FS) (documents, error) {
 	var d documents
 	files := map[string]*string{
-		"me.graphql":                        &d.me,
-		"app_config.graphql":                &d.appConfig,
-		"create_tag.graphql":                &d.createTag,
-		"tag.graphql":                       &d.tag,
-		"delete_tag.graphql":                &d.deleteTag,
-		"create_access_token.graphql":       &d.createAccessToken,
-		"revoke_access_token.graphql":       &d.revokeAccessToken,
-		"list_access_tokens.graphql":        &d.listAccessTokens,
-		"get_access_token_metadata.graphql": &d.getAccessTokenMetadata,
-		"create_policy.graphql":             &d.createPolicy,
-		"update_policy.graphql":             &d.updatePolicy,
-		"delete_policy.graphql":             &d.deletePolicy,
-		"list_policies.graphql":             &d.listPolicies,
+		"me.graphql":                             &d.me,
+		"app_config.graphql":                     &d.appConfig,
+		"create_tag.graphql":                     &d.createTag,
+		"tag.graphql":                            &d.tag,
+		"delete_tag.graphql":                     &d.deleteTag,
+		"create_access_token.graphql":            &d.createAccessToken,
+		"revoke_access_token.graphql":            &d.revokeAccessToken,
+		"list_access_tokens.graphql":             &d.listAccessTokens,
+		"get_access_token_metadata.graphql":      &d.getAccessTokenMetadata,
+		"create_policy.graphql":                  &d.createPolicy,
+		"update_policy.graphql":                  &d.updatePolicy,
+		"delete_policy.graphql":                  &d.deletePolicy,
+		"list_policies.graphql":                  &d.listPolicies,
+		"create_native_user_reset_token.graphql": &d.createResetToken,
 	}
 	fragments, err := fs.Glob(fsys, "*.fragment.graphql")
 	if err != nil {

@@ -71,6 +71,9 @@ func settle(ctx context.Context, err error) error {
 	if err == nil || errors.Is(err, godog.ErrSkip) || errors.Is(err, godog.ErrPending) {
 		return err
 	}
+	if shot := w.screenshotOnFailure(); shot != "" {
+		err = &stepError{text: err.Error() + shot}
+	}
 	w.failedStep, w.failure, w.failCurl = w.step, err, w.curlOfLastRequest()
 	if w.tolerated != "" {
 		return godog.ErrSkip

@@ -18,6 +18,7 @@ type person struct {
 	token     string // the token the administrator made for them: "Ann's token"
 	suspended bool   // the administrator suspended them
 	tokenID   string
+	password  string // set by the suite for signing in (ui.go)
 }
 
 // person returns the scenario's person called name, making the record (not

@@ -73,7 +73,27 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	if _, err := p.me(envFrontend, t.Frontend+"/api/graphql", docs.me); err != nil {
 		return err
 	}
+	// The browser pages are a capability of the frontend: the reference
+	// must serve them (its @ui scenarios run and fail if it does not);
+	// another target's are looked for.
+	t.Pages = t.Reference || p.servesPages(t.Frontend)
 	return nil
+}
+
+// servesPages says whether the frontend serves the sign-in page the @ui
+// scenarios drive.
+func (p preflighter) servesPages(frontend string) bool {
+	req, err := http.NewRequestWithContext(p.ctx, http.MethodGet, frontend+"/login", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := p.c.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode == http.StatusOK && bytes.Contains(body, []byte(`data-testid="login-form"`))
 }
 
 type preflighter struct {

@@ -257,13 +257,25 @@ func Run(ctx context.Context, cfg Config) int {
 		len(selected), len(catalog), envTags, cfg.Tags, failOn, cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
 
 	s := &suite{
-		target:   tgt,
-		docs:     docs,
-		ctx:      runCtx,
-		failOn:   failOn,
-		disabled: cfg.Disabled,
-		base:     base,
-		results:  newResults(catalog),
+		target:     tgt,
+		docs:       docs,
+		ctx:        runCtx,
+		failOn:     failOn,
+		disabled:   cfg.Disabled,
+		base:       base,
+		results:    newResults(catalog),
+		reportsDir: reportsDir,
+	}
+	if needsBrowser(selected, cfg.Disabled, tgt) {
+		path, err := findBrowser(cfg.Getenv)
+		if err != nil {
+			return stop("the @ui scenarios drive a browser, and there is none: %v; or leave them out with %s='not @ui' or %s=ui", err, envTags, envDisable)
+		}
+		s.browser = &browser{path: path}
+		defer s.browser.close()
+		// Started now, beside the first scenarios: it takes seconds.
+		go func() { _ = s.browser.start() }()
+		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", path)
 	}
 	cucumberPartial := filepath.Join(reportsDir, "cucumber.json.partial")
 	cucumberFile, err := os.Create(cucumberPartial)
@@ -331,6 +343,20 @@ func Run(ctx context.Context, cfg Config) int {
 		return ExitConfig // not everything was judged
 	}
 	return code
+}
+
+// needsBrowser says whether a run will drive a browser: it selected @ui
+// scenarios, has not switched them off, and the target serves the pages.
+func needsBrowser(selected []scenarioInfo, disabled []string, t *target) bool {
+	if slices.Contains(disabled, "ui") || !t.Pages {
+		return false
+	}
+	for _, s := range selected {
+		if slices.Contains(s.Capabilities, "ui") {
+			return true
+		}
+	}
+	return false
 }
 
 // reportFiles are the files a run writes into the reports directory.

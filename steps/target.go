@@ -67,6 +67,9 @@ type target struct {
 	// or leaving a list, may take to show.
 	Propagation time.Duration
 	Reference   bool // the harness started the reference
+	// Pages says whether the frontend serves the browser pages the @ui
+	// scenarios drive (preflight looks).
+	Pages bool
 
 	stop func(context.Context) error // stops what the harness started
 }
@@ -147,6 +150,7 @@ var capabilities = []struct {
 	{"@cap:auth-disabled-frontend", func(t *target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + envNoAuthFrontend + ")"},
 	{"@cap:clock", func(t *target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + envLater + ")"},
 	{"@cap:replicas", func(t *target) bool { return t.ReplicaGMS != "" }, "a second instance of the same deployment (" + envReplica + ")"},
+	{"@cap:ui", func(t *target) bool { return t.Pages }, "a frontend that serves the sign-in and access tokens pages (its GET /login answers no sign-in form with data-testid=\"login-form\")"},
 }
 
 // lacks says what the target lacks for the scenario, "" when nothing.

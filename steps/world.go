@@ -29,6 +29,11 @@ type suite struct {
 	disabled []string  // capabilities switched off
 	base     *baseline // scenarios known to fail on the target; nil for none
 	results  *results
+	// browser drives the @ui scenarios; nil when the run has none of them.
+	browser *browser
+	// reportsDir is where reports go, screenshots of failing pages among
+	// them.
+	reportsDir string
 
 	// gate is held for reading by ordinary scenarios and for writing by
 	// @exclusive ones, which change what every user may do.
@@ -78,7 +83,9 @@ type world struct {
 	entityState               // entities.go
 	graphqlState              // graphql_http.go
 	hostileState              // hostile.go
+	uiState                   // ui.go
 	paged        *pagedTokens // token_requests.go
+	shots        int          // screenshots taken of failing steps
 
 	cleanups []cleanup
 }

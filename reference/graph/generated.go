@@ -106,13 +106,14 @@ type ComplexityRoot struct {
 	}
 
 	Mutation struct {
-		CreateAccessToken func(childComplexity int, input model.CreateAccessTokenInput) int
-		CreatePolicy      func(childComplexity int, input model.PolicyUpdateInput) int
-		CreateTag         func(childComplexity int, input model.CreateTagInput) int
-		DeletePolicy      func(childComplexity int, urn string) int
-		DeleteTag         func(childComplexity int, urn string) int
-		RevokeAccessToken func(childComplexity int, tokenID string) int
-		UpdatePolicy      func(childComplexity int, urn string, input model.PolicyUpdateInput) int
+		CreateAccessToken          func(childComplexity int, input model.CreateAccessTokenInput) int
+		CreateNativeUserResetToken func(childComplexity int, input model.CreateNativeUserResetTokenInput) int
+		CreatePolicy               func(childComplexity int, input model.PolicyUpdateInput) int
+		CreateTag                  func(childComplexity int, input model.CreateTagInput) int
+		DeletePolicy               func(childComplexity int, urn string) int
+		DeleteTag                  func(childComplexity int, urn string) int
+		RevokeAccessToken          func(childComplexity int, tokenID string) int
+		UpdatePolicy               func(childComplexity int, urn string, input model.PolicyUpdateInput) int
 	}
 
 	PlatformPrivileges struct {
@@ -143,6 +144,10 @@ type ComplexityRoot struct {
 		ListPolicies           func(childComplexity int, input model.ListPoliciesInput) int
 		Me                     func(childComplexity int) int
 		Tag                    func(childComplexity int, urn string) int
+	}
+
+	ResetToken struct {
+		ResetToken func(childComplexity int) int
 	}
 
 	ResourceFilter struct {
@@ -178,6 +183,7 @@ type MutationResolver interface {
 	CreatePolicy(ctx context.Context, input model.PolicyUpdateInput) (*string, error)
 	UpdatePolicy(ctx context.Context, urn string, input model.PolicyUpdateInput) (*string, error)
 	DeletePolicy(ctx context.Context, urn string) (*string, error)
+	CreateNativeUserResetToken(ctx context.Context, input model.CreateNativeUserResetTokenInput) (*model.ResetToken, error)
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*model.AuthenticatedUser, error)
@@ -456,6 +462,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAccessToken(childComplexity, args["input"].(model.CreateAccessTokenInput)), true
+	case "Mutation.createNativeUserResetToken":
+		if e.ComplexityRoot.Mutation.CreateNativeUserResetToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createNativeUserResetToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateNativeUserResetToken(childComplexity, args["input"].(model.CreateNativeUserResetTokenInput)), true
 	case "Mutation.createPolicy":
 		if e.ComplexityRoot.Mutation.CreatePolicy == nil {
 			break
@@ -678,6 +695,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Tag(childComplexity, args["urn"].(string)), true
 
+	case "ResetToken.resetToken":
+		if e.ComplexityRoot.ResetToken.ResetToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ResetToken.ResetToken(childComplexity), true
+
 	case "ResourceFilter.allResources":
 		if e.ComplexityRoot.ResourceFilter.AllResources == nil {
 			break
@@ -757,6 +781,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputActorFilterInput,
 		ec.unmarshalInputCreateAccessTokenInput,
+		ec.unmarshalInputCreateNativeUserResetTokenInput,
 		ec.unmarshalInputCreateTagInput,
 		ec.unmarshalInputFacetFilterInput,
 		ec.unmarshalInputListAccessTokenInput,
@@ -1033,6 +1058,14 @@ func (ec *executionContext) childFields_Policy(ctx context.Context, field graphq
 	return nil, fmt.Errorf("no field named %q was found under type Policy", field.Name)
 }
 
+func (ec *executionContext) childFields_ResetToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "resetToken":
+		return ec.fieldContext_ResetToken_resetToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ResetToken", field.Name)
+}
+
 func (ec *executionContext) childFields_ResourceFilter(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -1195,6 +1228,20 @@ func (ec *executionContext) field_Mutation_createAccessToken_args(ctx context.Co
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.CreateAccessTokenInput, error) {
 			return ec.unmarshalNCreateAccessTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCreateAccessTokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createNativeUserResetToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateNativeUserResetTokenInput, error) {
+			return ec.unmarshalNCreateNativeUserResetTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCreateNativeUserResetTokenInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2684,6 +2731,50 @@ func (ec *executionContext) fieldContext_Mutation_deletePolicy(ctx context.Conte
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createNativeUserResetToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createNativeUserResetToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateNativeUserResetToken(ctx, fc.Args["input"].(model.CreateNativeUserResetTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ResetToken) graphql.Marshaler {
+			return ec.marshalOResetToken2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐResetToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createNativeUserResetToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ResetToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createNativeUserResetToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PlatformPrivileges_generatePersonalAccessTokens(ctx context.Context, field graphql.CollectedField, obj *model.PlatformPrivileges) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3382,6 +3473,29 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _ResetToken_resetToken(ctx context.Context, field graphql.CollectedField, obj *model.ResetToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ResetToken_resetToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResetToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ResetToken_resetToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ResetToken", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ResourceFilter_type(ctx context.Context, field graphql.CollectedField, obj *model.ResourceFilter) (ret graphql.Marshaler) {
@@ -4821,6 +4935,36 @@ func (ec *executionContext) unmarshalInputCreateAccessTokenInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateNativeUserResetTokenInput(ctx context.Context, obj any) (model.CreateNativeUserResetTokenInput, error) {
+	var it model.CreateNativeUserResetTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"userUrn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "userUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userUrn"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserUrn = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateTagInput(ctx context.Context, obj any) (model.CreateTagInput, error) {
 	var it model.CreateTagInput
 	if obj == nil {
@@ -5710,6 +5854,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "createNativeUserResetToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createNativeUserResetToken(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6054,6 +6205,44 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			})
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var resetTokenImplementors = []string{"ResetToken"}
+
+func (ec *executionContext) _ResetToken(ctx context.Context, sel ast.SelectionSet, obj *model.ResetToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, resetTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ResetToken")
+		case "resetToken":
+			out.Values[i] = ec._ResetToken_resetToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -6724,6 +6913,11 @@ func (ec *executionContext) unmarshalNCreateAccessTokenInput2githubᚗcomᚋcata
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNCreateNativeUserResetTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCreateNativeUserResetTokenInput(ctx context.Context, v any) (model.CreateNativeUserResetTokenInput, error) {
+	res, err := ec.unmarshalInputCreateNativeUserResetTokenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNCreateTagInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCreateTagInput(ctx context.Context, v any) (model.CreateTagInput, error) {
 	res, err := ec.unmarshalInputCreateTagInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -7188,6 +7382,13 @@ func (ec *executionContext) marshalOLong2ᚖint64(ctx context.Context, sel ast.S
 	_ = ctx
 	res := graphql.MarshalInt64(*v)
 	return res
+}
+
+func (ec *executionContext) marshalOResetToken2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐResetToken(ctx context.Context, sel ast.SelectionSet, v *model.ResetToken) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ResetToken(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOResourceFilter2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐResourceFilter(ctx context.Context, sel ast.SelectionSet, v *model.ResourceFilter) graphql.Marshaler {

@@ -172,3 +172,11 @@ func (r *mutationResolver) DeletePolicy(ctx context.Context, urn string) (*strin
 	}
 	return urnString(u), nil
 }
+
+func (r *mutationResolver) CreateNativeUserResetToken(ctx context.Context, in model.CreateNativeUserResetTokenInput) (*model.ResetToken, error) {
+	token, err := r.Service.CreateNativeUserResetToken(ctx, in.UserUrn)
+	if err != nil {
+		return nil, err
+	}
+	return &model.ResetToken{ResetToken: token}, nil
+}

@@ -12,11 +12,14 @@ import (
 func (s *Server) GMS() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/graphql", s.authenticate(graphqlOverHTTP(s.graphql)))
-	mux.Handle("/api/graphiql", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleGraphiQL))))
+	mux.Handle("/api/graphiql", s.authenticate(allow(http.MethodGet, s.graphiql())))
 	mux.Handle("/entities/{urn...}", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntity))))
 	mux.Handle("/aspects", s.authenticate(allow(http.MethodPost, action("ingestProposal", requireJSON(http.HandlerFunc(s.handleIngestProposal))))))
 	mux.Handle("GET /config", http.HandlerFunc(s.handleConfig))
 	mux.Handle("GET /health", http.HandlerFunc(s.handleHealth))
+	if s.pages != nil {
+		mux.Handle("GET /assets/", s.pages.Assets())
+	}
 	mux.Handle("/", http.HandlerFunc(s.handleNotFound))
 	return s.common(mux)
 }
@@ -24,11 +27,20 @@ func (s *Server) GMS() http.Handler {
 // Frontend returns the frontend's handler, proxying to the GMS at gms.
 func (s *Server) Frontend(gms *url.URL) http.Handler {
 	proxy := s.proxy(gms)
+	// A signed-in browser's session cookie stands for its bearer token.
+	session := func(h http.Handler) http.Handler { return h }
+	if s.pages != nil {
+		session = s.pages.WithSession
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/api/v2/graphql", s.requireCredentials(rewritePath("/api/graphql", proxy)))
-	mux.Handle("/api/gms/", s.requireCredentials(stripPrefix("/api/gms", proxy)))
-	mux.Handle("/api/", s.requireCredentials(proxy))
+	mux.Handle("/api/v2/graphql", session(s.requireCredentials(rewritePath("/api/graphql", proxy))))
+	mux.Handle("/api/gms/", session(s.requireCredentials(stripPrefix("/api/gms", proxy))))
+	mux.Handle("/api/", session(s.requireCredentials(proxy)))
 	mux.Handle("GET /health", http.HandlerFunc(s.handleHealth))
+	if s.pages != nil {
+		// Sign-in, sign-out, Settings > Access Tokens, their assets.
+		s.pages.Mount(mux)
+	}
 	mux.Handle("/", http.HandlerFunc(s.handleNotFound))
 	return s.common(mux)
 }

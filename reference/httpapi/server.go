@@ -23,7 +23,26 @@ type Server struct {
 	requestTimeout time.Duration
 	// accessLevel is the level of the access-log lines (info unless set).
 	accessLevel slog.Level
+	// pages are the browser pages; nil serves none.
+	pages Pages
 }
+
+// Pages are the browser pages (reference/web): sign-in and the settings
+// pages on the frontend, GraphiQL on both tiers, and their assets.
+type Pages interface {
+	// Mount adds the frontend's pages to its mux.
+	Mount(mux *http.ServeMux)
+	// GraphiQL serves the explorer; the tier puts it behind authentication.
+	GraphiQL() http.Handler
+	// Assets serves the pages' stylesheets and scripts under /assets/.
+	Assets() http.Handler
+	// WithSession turns a session cookie into the bearer token the
+	// frontend's proxy sends on.
+	WithSession(next http.Handler) http.Handler
+}
+
+// SetPages serves p's browser pages on both tiers.
+func (s *Server) SetPages(p Pages) { s.pages = p }
 
 // SetAccessLogLevel sets the level of the one line logged per request:
 // slog.LevelInfo by default, slog.LevelDebug to keep them out of an

@@ -61,7 +61,7 @@ func TestVerifyRefusesShapes(t *testing.T) {
 		}(),
 		"another issuer":       signMap(t, nil, with("iss", "someone-else")),
 		"expired":              signMap(t, nil, with("exp", fuzzNow.Add(-time.Second).Unix())),
-		"a service token type": signMap(t, nil, with("type", "SESSION")),
+		"a service token type": signMap(t, nil, with("type", "SERVICE")),
 	}
 	for name, raw := range cases {
 		if _, err := c.Verify(raw); err == nil {

@@ -85,10 +85,14 @@ type claims struct {
 
 // Sign returns the compact serialisation of a token for c.
 func (k *Codec) Sign(c reference.TokenClaims) (string, error) {
+	typ := c.Type
+	if typ == "" {
+		typ = reference.TokenTypePersonal
+	}
 	cl := claims{
 		ActorType: "USER",
 		ActorID:   c.ActorID,
-		Type:      reference.TokenTypePersonal,
+		Type:      typ,
 		Version:   "2",
 		RegisteredClaims: gojwt.RegisteredClaims{
 			ID:       c.JTI,
@@ -130,10 +134,10 @@ func (k *Codec) Verify(raw string) (reference.TokenClaims, error) {
 	if err := checkShape(raw); err != nil {
 		return reference.TokenClaims{}, err
 	}
-	if cl.ActorType != "USER" || cl.Type != reference.TokenTypePersonal || cl.ActorID == "" || cl.Subject != cl.ActorID {
-		return reference.TokenClaims{}, errors.New("jwt: not a personal access token")
+	if cl.ActorType != "USER" || (cl.Type != reference.TokenTypePersonal && cl.Type != reference.TokenTypeSession) || cl.ActorID == "" || cl.Subject != cl.ActorID {
+		return reference.TokenClaims{}, errors.New("jwt: not a personal access token or a session token")
 	}
-	out := reference.TokenClaims{ActorID: cl.ActorID, JTI: cl.ID}
+	out := reference.TokenClaims{Type: cl.Type, ActorID: cl.ActorID, JTI: cl.ID}
 	if cl.IssuedAt != nil {
 		out.IssuedAt = cl.IssuedAt.Time
 	}

@@ -58,8 +58,32 @@ func TestSignCarriesDataHubClaims(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
-	if claims.ActorID != "ann" || claims.JTI != "id-1" || !claims.ExpiresAt.Equal(now.Add(time.Hour)) {
+	if claims.ActorID != "ann" || claims.JTI != "id-1" || !claims.ExpiresAt.Equal(now.Add(time.Hour)) || claims.Type != reference.TokenTypePersonal {
 		t.Errorf("claims = %+v", claims)
+	}
+}
+
+// A browser session's token is the same JWT with type SESSION, and says so
+// when verified: the service looks it up among sessions, not tokens.
+func TestSessionTokenKeepsItsType(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	c := newCodec(t, now)
+	raw, err := c.Sign(reference.TokenClaims{Type: reference.TokenTypeSession, ActorID: "ann", JTI: "s-1", IssuedAt: now, ExpiresAt: now.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := base64.RawURLEncoding.DecodeString(strings.Split(raw, ".")[1])
+	if !strings.Contains(string(payload), `"type":"SESSION"`) {
+		t.Errorf("session token claims = %s, want type SESSION", payload)
+	}
+	for range 2 { // verified, then remembered
+		claims, err := c.Verify(raw)
+		if err != nil {
+			t.Fatalf("Verify: %v", err)
+		}
+		if claims.Type != reference.TokenTypeSession {
+			t.Errorf("verified type = %q, want SESSION", claims.Type)
+		}
 	}
 }
 
@@ -108,7 +132,7 @@ func TestVerifyRejects(t *testing.T) {
 		"HS512":          sign(gojwt.SigningMethodHS512, key, good),
 		"expired":        sign(gojwt.SigningMethodHS256, key, with("exp", now.Add(-time.Second).Unix())),
 		"other issuer":   sign(gojwt.SigningMethodHS256, key, with("iss", "someone-else")),
-		"not personal":   sign(gojwt.SigningMethodHS256, key, with("type", "SESSION")),
+		"not personal":   sign(gojwt.SigningMethodHS256, key, with("type", "SERVICE")),
 		"sub mismatch":   sign(gojwt.SigningMethodHS256, key, with("sub", "bob")),
 		"malformed":      "not.a.token",
 		"empty":          "",

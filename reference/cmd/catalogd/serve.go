@@ -16,6 +16,7 @@ import (
 	"github.com/catalogspec/catalogspec/reference/graph"
 	"github.com/catalogspec/catalogspec/reference/httpapi"
 	"github.com/catalogspec/catalogspec/reference/pgprovider"
+	"github.com/catalogspec/catalogspec/reference/web"
 )
 
 // defaultGCPercent is serve's GOGC unless the environment sets one.
@@ -71,6 +72,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
 	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger, lim.graphql), b.db.Ping, version, logger)
 	api.SetRequestTimeout(lim.requestTimeout)
+	csrfKey, err := b.db.Secret(ctx, "csrf_key", nil)
+	if err != nil {
+		return err
+	}
+	pages, err := web.New(b.svc, csrfKey, logger)
+	if err != nil {
+		return err
+	}
+	api.SetPages(pages)
 	if !accessLog {
 		api.SetAccessLogLevel(slog.LevelDebug)
 	}

@@ -79,6 +79,10 @@ type CreateAccessTokenInput struct {
 	Description *string             `json:"description,omitempty"`
 }
 
+type CreateNativeUserResetTokenInput struct {
+	UserUrn string `json:"userUrn"`
+}
+
 type CreateTagInput struct {
 	ID          *string `json:"id,omitempty"`
 	Name        string  `json:"name"`
@@ -151,6 +155,10 @@ type PolicyUpdateInput struct {
 }
 
 type Query struct {
+}
+
+type ResetToken struct {
+	ResetToken string `json:"resetToken"`
 }
 
 type ResourceFilter struct {

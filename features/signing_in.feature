@@ -1,0 +1,68 @@
+@ui @cap:ui @cap:authentication
+Feature: Signing in to the frontend
+  People sign in to the frontend in a browser with their username and password. A wrong
+  password, or a username no one has, signs no one in, and the page does not say which of the
+  two was wrong. A signed-in browser holds a session: the frontend sends it on to the
+  metadata service, where it is authorized exactly like that user's personal access token,
+  with that user's privileges as they are at that moment. Signing out ends the session: the
+  cookie the browser held no longer works anywhere.
+
+  The suite gives each user it signs in a password first, as DataHub does for native users:
+  the administrator (holding MANAGE_USER_CREDENTIALS) makes a password reset token with
+  createNativeUserResetToken, and the user sets a password with it at the frontend's
+  /resetNativeUserCredentials.
+
+  @id:signin-01 @must @smoke
+  Scenario: Someone signs in with their username and password
+    Given Ann has a password
+    When Ann signs in to the frontend in a browser
+    Then the page shows that Ann is signed in
+    And Ann's browser is answered on the GraphQL endpoint as Ann
+
+  @id:signin-02 @must @core
+  Scenario Outline: <attempt> signs no one in and does not say which part was wrong
+    Given Ann has a password
+    When someone signs in to the frontend in a browser with <attempt>
+    Then the sign-in page says the username or the password is wrong
+    And the browser is not signed in
+
+    Examples:
+      | attempt                             |
+      | Ann's username and a wrong password |
+      | a username no one has               |
+      | Ann's username and no password      |
+
+  @id:signin-03 @must @core
+  Scenario: A session is held to its user's privileges
+    Given Ann is signed in to the frontend in a browser
+    When Ann's browser creates a tag through the frontend's GraphQL endpoint
+    Then Ann's browser is rejected as unauthorized
+    And the tag does not exist
+
+  @id:signin-04 @must @core
+  Scenario: A session carries its user's privileges as they are granted
+    Given Ann is signed in to the frontend in a browser
+    And Ann is granted CREATE_TAGS
+    When Ann's browser creates a tag through the frontend's GraphQL endpoint
+    Then the answer is the URN of the tag
+    And the tag exists with its name and description
+
+  @id:signin-05 @should @core
+  Scenario: Signing out ends the session everywhere
+    Given Ann is signed in to the frontend in a browser
+    And the cookies of Ann's browser are kept
+    When Ann signs out in the page
+    Then the browser is at the sign-in page
+    And the kept cookies are refused on the GraphQL endpoint
+
+  @id:signin-06 @should @core
+  Scenario: The browser's cookies cannot be read by scripts or sent by other sites
+    When Ann signs in to the frontend in a browser
+    Then no cookie of the frontend can be read by the page's scripts
+    And every cookie of the frontend is kept from other sites' requests
+
+  @id:signin-07 @must @core
+  Scenario: The session of a suspended user no longer works
+    Given Ann is signed in to the frontend in a browser
+    When the administrator suspends Ann
+    Then Ann's browser is refused on the GraphQL endpoint

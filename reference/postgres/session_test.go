@@ -1,0 +1,203 @@
+package postgres_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/jwt"
+)
+
+// withPassword gives u a password the way the frontend does: a reset token
+// made by the root user, then the password set with it.
+func (f *fixture) withPassword(t *testing.T, u reference.URN, password string) {
+	t.Helper()
+	reset, err := f.svc.CreateNativeUserResetToken(root, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.ResetNativeUserCredentials(context.Background(), u.ID, password, reset); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSignInOpensASessionThatActsAsTheUser(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ann := f.user(t)
+	f.withPassword(t, ann, "ann's password")
+	raw, sess, err := f.svc.SignIn(ctx, ann.ID, "ann's password")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.ActorURN != ann || !sess.ExpiresAt.After(f.now) || sess.ID == "" || strings.Contains(sess.ID, raw) {
+		t.Errorf("session = %+v", sess)
+	}
+	actor, err := f.svc.Authenticate(ctx, raw)
+	if err != nil || actor.URN != ann {
+		t.Fatalf("Authenticate(session) = %v, %v; want %s", actor, err, ann)
+	}
+	// It is no personal access token: it is not listed or described as one.
+	tokens, _, err := f.svc.ListAccessTokens(root, reference.ListAccessTokensInput{Filters: map[string][]string{"actorUrn": {ann.String()}}})
+	if err != nil || len(tokens) != 0 {
+		t.Errorf("tokens of a user who only signed in = %v, %v; want none", tokens, err)
+	}
+	if _, err := f.svc.AccessTokenMetadata(root, raw); reference.ErrorCodeOf(err) != reference.ENOTFOUND {
+		t.Errorf("metadata of a session token: %v, want NOT_FOUND", err)
+	}
+	// Its user's privileges, as they are.
+	if _, err := f.svc.CreateTag(reference.NewContextWithActor(ctx, actor), reference.CreateTagInput{ID: "s-" + sess.ID[:6], Name: "n"}); reference.ErrorCodeOf(err) != reference.EUNAUTHORIZED {
+		t.Errorf("a session of a user without CREATE_TAGS created a tag: %v", err)
+	}
+}
+
+func TestSignInRefusesWithOneAnswer(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ann := f.user(t)
+	f.withPassword(t, ann, "right")
+	noPassword := f.user(t)
+	suspended := f.user(t)
+	f.withPassword(t, suspended, "right")
+	f.ingest(t, suspended, "corpUserStatus", `{"status":"SUSPENDED"}`)
+	var messages []string
+	for name, c := range map[string][2]string{
+		"wrong password":    {ann.ID, "wrong"},
+		"empty password":    {ann.ID, ""},
+		"no such user":      {"nobody-" + ann.ID, "right"},
+		"user without one":  {noPassword.ID, ""},
+		"user without one2": {noPassword.ID, "right"},
+		"suspended":         {suspended.ID, "right"},
+		"no username":       {"", "right"},
+		"not a username":    {"a:b", "right"},
+	} {
+		raw, _, err := f.svc.SignIn(ctx, c[0], c[1])
+		if raw != "" || reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
+			t.Errorf("%s: SignIn = %q, %v; want UNAUTHENTICATED", name, raw, err)
+			continue
+		}
+		messages = append(messages, reference.ErrorMessageOf(err))
+	}
+	for _, m := range messages[1:] {
+		if m != messages[0] {
+			t.Errorf("sign-in failures are told apart: %q and %q", messages[0], m)
+		}
+	}
+}
+
+func TestSignOutEndsTheSessionOnly(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ann := f.user(t)
+	f.withPassword(t, ann, "pw")
+	first, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pat, _ := f.token(t, ann, reference.DurationOneHour)
+	if err := f.svc.SignOut(ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.svc.Authenticate(ctx, first); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
+		t.Errorf("a signed-out session: %v, want UNAUTHENTICATED", err)
+	}
+	for name, raw := range map[string]string{"the other session": second, "a personal access token": pat} {
+		if _, err := f.svc.Authenticate(ctx, raw); err != nil {
+			t.Errorf("%s stopped working when another session ended: %v", name, err)
+		}
+	}
+	// Signing out twice, or with a personal access token, changes nothing.
+	if err := f.svc.SignOut(ctx, first); err != nil {
+		t.Errorf("signing out again: %v", err)
+	}
+	if err := f.svc.SignOut(ctx, pat); err != nil {
+		t.Errorf("signing out with a personal access token: %v", err)
+	}
+	if _, err := f.svc.Authenticate(ctx, pat); err != nil {
+		t.Errorf("a personal access token stopped working when used to sign out: %v", err)
+	}
+}
+
+func TestSessionsSurviveARestartAndExpire(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ann := f.user(t)
+	f.withPassword(t, ann, "pw")
+	raw, sess, err := f.svc.SignIn(ctx, ann.ID, "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another Service over the same database: a restart, or a replica.
+	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := f.now
+	again := reference.NewService(testDB, reference.Config{AuthEnabled: true, Codec: codec.WithClock(func() time.Time { return now }), Salt: []byte("salt"), Now: func() time.Time { return now }})
+	if a, err := again.Authenticate(ctx, raw); err != nil || a.URN != ann {
+		t.Fatalf("after a restart: %v, %v", a, err)
+	}
+	now = sess.ExpiresAt.Add(time.Second)
+	if _, err := again.Authenticate(ctx, raw); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
+		t.Errorf("an expired session: %v, want UNAUTHENTICATED", err)
+	}
+}
+
+func TestResetTokensAreTheManagersToGiveAndWorkOnce(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ann, bob := f.user(t), f.user(t)
+	// The nearest privileges are not enough.
+	f.grant(t, bob, reference.PrivManageAccessTokens, reference.PrivManagePolicies)
+	if _, err := f.svc.CreateNativeUserResetToken(as(bob), ann.String()); reference.ErrorCodeOf(err) != reference.EUNAUTHORIZED {
+		t.Errorf("a reset token made without MANAGE_USER_CREDENTIALS: %v", err)
+	}
+	f.grant(t, bob, reference.PrivManageUserCredentials)
+	reset, err := f.svc.CreateNativeUserResetToken(as(bob), ann.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, u := range map[string]string{"no such user": "urn:li:corpuser:nobody-" + ann.ID, "a tag": "urn:li:tag:x", "not a urn": "ann"} {
+		if _, err := f.svc.CreateNativeUserResetToken(root, u); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+			t.Errorf("reset token for %s: %v, want BAD_REQUEST", name, err)
+		}
+	}
+	for name, c := range map[string][3]string{
+		"another user's name": {bob.ID, "pw", reset},
+		"a wrong token":       {ann.ID, "pw", reset + "x"},
+		"no token":            {ann.ID, "pw", ""},
+		"no password":         {ann.ID, "", reset},
+		"73 bytes":            {ann.ID, strings.Repeat("p", 73), reset},
+	} {
+		if err := f.svc.ResetNativeUserCredentials(ctx, c[0], c[1], c[2]); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+			t.Errorf("%s: %v, want BAD_REQUEST", name, err)
+		}
+	}
+	if _, _, err := f.svc.SignIn(ctx, bob.ID, "pw"); err == nil {
+		t.Errorf("a refused reset set someone's password")
+	}
+	if err := f.svc.ResetNativeUserCredentials(ctx, ann.ID, "pw", reset); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.svc.SignIn(ctx, ann.ID, "pw"); err != nil {
+		t.Errorf("signing in with the password set: %v", err)
+	}
+	if err := f.svc.ResetNativeUserCredentials(ctx, ann.ID, "other", reset); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+		t.Errorf("a reset token used twice: %v", err)
+	}
+	// A day later, an unused reset token no longer works.
+	reset, err = f.svc.CreateNativeUserResetToken(root, ann.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(24*time.Hour + time.Second)
+	if err := f.svc.ResetNativeUserCredentials(ctx, ann.ID, "late", reset); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+		t.Errorf("an expired reset token: %v", err)
+	}
+}

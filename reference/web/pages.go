@@ -1,0 +1,355 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// Page data: one type per page.
+
+type layout struct {
+	Title string
+	User  string // the signed-in user's name, "" when signed out
+	CSRF  string // the CSRF token of the sign-out form
+}
+
+type loginPage struct {
+	layout
+	Form  string // the sign-in form's CSRF token
+	Next  string
+	Error string
+	// Username is kept after a failed attempt; the password never is.
+	Username string
+}
+
+type tokensPage struct {
+	layout
+	// CanGenerate: the signed-in user may make tokens for themself.
+	CanGenerate bool
+	AuthEnabled bool
+	// Creating shows the form that makes a token.
+	Creating  bool
+	Durations []duration
+	Form      tokenForm
+	FormError string
+	// Created is the token just made, shown this once.
+	Created  *createdToken
+	Tokens   []tokenRow
+	ListNote string // why the list is not shown, when it is not
+	// Confirm is the token whose revocation is being confirmed.
+	Confirm *tokenRow
+	Notice  string
+}
+
+type tokenForm struct {
+	Name, Description, Duration string
+}
+
+type duration struct {
+	Value, Label string
+}
+
+type createdToken struct {
+	Token string
+	Name  string
+}
+
+type tokenRow struct {
+	ID, Name, Description string
+	ExpiresAt             *int64
+	CreatedAt             int64
+}
+
+type graphiqlPage struct {
+	layout
+	Built bool
+}
+
+type problemPage struct {
+	layout
+	Message string
+}
+
+// The durations a token may have, as DataHub's page offers them.
+var durations = []duration{
+	{reference.DurationOneHour, "1 hour"},
+	{reference.DurationOneDay, "1 day"},
+	{reference.DurationOneWeek, "1 week"},
+	{reference.DurationOneMonth, "1 month"},
+	{reference.DurationThreeMonths, "3 months"},
+	{reference.DurationSixMonths, "6 months"},
+	{reference.DurationOneYear, "1 year"},
+	{reference.DurationNoExpiry, "Never"},
+}
+
+const defaultDuration = reference.DurationOneMonth
+
+// safeNext is where to go after signing in: a path on this site, else the
+// tokens page.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/settings/tokens"
+	}
+	if u, err := url.Parse(next); err != nil || u.Host != "" || u.Scheme != "" {
+		return "/settings/tokens"
+	}
+	return next
+}
+
+func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
+	s, err := p.session(r)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	next := safeNext(r.URL.Query().Get("next"))
+	if s != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	p.render(w, r, http.StatusOK, "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next})
+}
+
+func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
+	if !p.checkCSRF(r, nil) {
+		p.problem(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and sign in again.")
+		return
+	}
+	username, password := strings.TrimSpace(r.PostFormValue("username")), r.PostFormValue("password")
+	next := safeNext(r.PostFormValue("next"))
+	raw, sess, err := p.svc.SignIn(r.Context(), username, password)
+	if err != nil {
+		status := http.StatusUnauthorized
+		message := reference.ErrorMessageOf(err)
+		if code := reference.ErrorCodeOf(err); code != reference.EUNAUTHENTICATED {
+			p.failed(w, r, err)
+			return
+		}
+		p.render(w, r, status, "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next, Error: message, Username: username})
+		return
+	}
+	p.setSession(w, r, raw, sess.ExpiresAt)
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (p *Pages) setSession(w http.ResponseWriter, r *http.Request, raw string, expires time.Time) {
+	http.SetCookie(w, &http.Cookie{
+		Name: SessionCookie, Value: raw, Path: "/", Expires: expires,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
+	s, err := p.session(r)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	if s == nil {
+		http.Redirect(w, r, "/login", http.StatusSeeOther)
+		return
+	}
+	if !p.checkCSRF(r, s) {
+		p.problem(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again.")
+		return
+	}
+	if err := p.svc.SignOut(r.Context(), s.raw); err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// resetCredentials is DataHub's POST /resetNativeUserCredentials: JSON
+// {"email": username, "password", "resetToken"}. It sets the password and
+// signs the user in, as DataHub's frontend does. A JSON API, not a form:
+// it is refused unless the body is JSON, which no other site's form can
+// send.
+func (p *Pages) resetCredentials(w http.ResponseWriter, r *http.Request) {
+	answer := func(status int, message string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(map[string]string{"message": message})
+	}
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(strings.ToLower(strings.TrimSpace(ct)), "application/json") {
+		answer(http.StatusUnsupportedMediaType, "send the request as application/json")
+		return
+	}
+	var in struct {
+		Email      string `json:"email"`
+		Password   string `json:"password"`
+		ResetToken string `json:"resetToken"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		answer(http.StatusBadRequest, "the body is not a JSON object with email, password and resetToken")
+		return
+	}
+	switch {
+	case strings.TrimSpace(in.Email) == "":
+		answer(http.StatusBadRequest, "Email must not be empty.")
+		return
+	case in.ResetToken == "":
+		answer(http.StatusBadRequest, "Reset token must not be empty.")
+		return
+	}
+	username := strings.TrimSpace(in.Email)
+	if err := p.svc.ResetNativeUserCredentials(r.Context(), username, in.Password, in.ResetToken); err != nil {
+		code := reference.ErrorCodeOf(err)
+		if code == reference.EINTERNAL {
+			p.logger.ErrorContext(r.Context(), "reset credentials", "error", err)
+		}
+		answer(reference.HTTPStatus(code), reference.ErrorMessageOf(err))
+		return
+	}
+	raw, sess, err := p.svc.SignIn(r.Context(), username, in.Password)
+	if err != nil {
+		answer(reference.HTTPStatus(reference.ErrorCodeOf(err)), reference.ErrorMessageOf(err))
+		return
+	}
+	p.setSession(w, r, raw, sess.ExpiresAt)
+	answer(http.StatusOK, "the password is set")
+}
+
+// signedInOrLogin returns the signed-in user, or sends the browser to sign
+// in (nil).
+func (p *Pages) signedInOrLogin(w http.ResponseWriter, r *http.Request) *signedIn {
+	s, err := p.session(r)
+	if err != nil {
+		p.failed(w, r, err)
+		return nil
+	}
+	if s == nil {
+		if r.Method == http.MethodGet {
+			http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+		} else {
+			p.problem(w, r, http.StatusUnauthorized, "You are not signed in, or your session has ended. Sign in and try again.")
+		}
+		return nil
+	}
+	return s
+}
+
+// tokensData gathers what the tokens page shows the signed-in user.
+func (p *Pages) tokensData(s *signedIn) (tokensPage, error) {
+	d := tokensPage{
+		layout:      layout{Title: "Manage Access Tokens", User: s.actor.URN.ID, CSRF: p.csrfToken("session\x00" + s.raw)},
+		AuthEnabled: p.svc.AuthEnabled(),
+		Durations:   durations,
+		Form:        tokenForm{Duration: defaultDuration},
+	}
+	_, privs, err := p.svc.Me(s.ctx)
+	if err != nil {
+		return d, err
+	}
+	d.CanGenerate = privs[reference.PrivGenerateAccessTokens] || privs[reference.PrivManageAccessTokens]
+	tokens, _, err := p.svc.ListAccessTokens(s.ctx, reference.ListAccessTokensInput{
+		Count: 1000, Filters: map[string][]string{"ownerUrn": {s.actor.URN.String()}},
+	})
+	switch reference.ErrorCodeOf(err) {
+	case "":
+		for _, t := range tokens {
+			d.Tokens = append(d.Tokens, tokenRow{ID: t.ID, Name: t.Name, Description: t.Description, ExpiresAt: t.ExpiresAt, CreatedAt: t.CreatedAt})
+		}
+	case reference.EUNAUTHORIZED:
+		d.ListNote = "You may not list your access tokens: you hold neither the Generate Personal Access Tokens nor the Manage All Access Tokens privilege."
+	default:
+		return d, err
+	}
+	return d, nil
+}
+
+func (p *Pages) tokensPage(w http.ResponseWriter, r *http.Request) {
+	s := p.signedInOrLogin(w, r)
+	if s == nil {
+		return
+	}
+	d, err := p.tokensData(s)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	d.Creating = q.Get("new") != "" && d.CanGenerate && d.AuthEnabled
+	if id := q.Get("revoke"); id != "" {
+		for i := range d.Tokens {
+			if d.Tokens[i].ID == id {
+				d.Confirm = &d.Tokens[i]
+			}
+		}
+	}
+	if q.Get("revoked") != "" {
+		d.Notice = "The token was revoked: it no longer works."
+	}
+	p.render(w, r, http.StatusOK, "tokens", d)
+}
+
+func (p *Pages) createToken(w http.ResponseWriter, r *http.Request) {
+	s := p.signedInOrLogin(w, r)
+	if s == nil {
+		return
+	}
+	if !p.checkCSRF(r, s) {
+		p.problem(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again: no token was made.")
+		return
+	}
+	d, err := p.tokensData(s)
+	if err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	if !d.AuthEnabled {
+		p.render(w, r, http.StatusForbidden, "tokens", d)
+		return
+	}
+	// The token is always the signed-in user's own: the form has no field
+	// naming anyone else, and any such field sent is ignored.
+	d.Form = tokenForm{Name: strings.TrimSpace(r.PostFormValue("name")), Description: strings.TrimSpace(r.PostFormValue("description")), Duration: r.PostFormValue("duration")}
+	if d.Form.Name == "" {
+		d.Creating, d.FormError = true, "Give the token a name."
+		p.render(w, r, http.StatusBadRequest, "tokens", d)
+		return
+	}
+	raw, info, err := p.svc.CreateAccessToken(s.ctx, reference.CreateAccessTokenInput{
+		ActorURN: s.actor.URN.String(), Duration: d.Form.Duration, Name: d.Form.Name, Description: d.Form.Description,
+	})
+	if err != nil {
+		code := reference.ErrorCodeOf(err)
+		if code != reference.EBADREQUEST && code != reference.EUNAUTHORIZED {
+			p.failed(w, r, err)
+			return
+		}
+		d.Creating, d.FormError = d.CanGenerate, reference.ErrorMessageOf(err)
+		if !d.CanGenerate {
+			d.Notice = reference.ErrorMessageOf(err)
+		}
+		p.render(w, r, reference.HTTPStatus(code), "tokens", d)
+		return
+	}
+	d.Created = &createdToken{Token: raw, Name: info.Name}
+	d.Form = tokenForm{Duration: defaultDuration}
+	d.Tokens = append([]tokenRow{{ID: info.ID, Name: info.Name, Description: info.Description, ExpiresAt: info.ExpiresAt, CreatedAt: info.CreatedAt}}, d.Tokens...)
+	p.render(w, r, http.StatusOK, "tokens", d)
+}
+
+func (p *Pages) revokeToken(w http.ResponseWriter, r *http.Request) {
+	s := p.signedInOrLogin(w, r)
+	if s == nil {
+		return
+	}
+	if !p.checkCSRF(r, s) {
+		p.problem(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again: no token was revoked.")
+		return
+	}
+	if err := p.svc.RevokeAccessToken(s.ctx, r.PostFormValue("id")); err != nil {
+		p.failed(w, r, err)
+		return
+	}
+	http.Redirect(w, r, "/settings/tokens?revoked=1", http.StatusSeeOther)
+}

@@ -1,0 +1,255 @@
+package steps
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	cdptarget "github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// The browser of the @ui scenarios: one headless Chromium per run, started
+// when the first of them needs it, and one browser context (its own
+// cookies and storage, like a private window) per person per scenario.
+//
+//	| variable            | meaning                                   | default                    |
+//	|---------------------|-------------------------------------------|----------------------------|
+//	| CATALOGSPEC_BROWSER | the Chromium (or Chrome) to drive         | chromium, chromium-browser, google-chrome on PATH |
+const envBrowser = "CATALOGSPEC_BROWSER"
+
+// browserNames are looked for on PATH, in order.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
+
+// findBrowser returns the browser to drive, or why there is none.
+func findBrowser(getenv func(string) string) (string, error) {
+	if p := strings.TrimSpace(getenv(envBrowser)); p != "" {
+		path, err := exec.LookPath(p)
+		if err != nil {
+			return "", fmt.Errorf("%s=%q: %v", envBrowser, p, err)
+		}
+		return path, nil
+	}
+	for _, name := range browserNames {
+		if path, err := exec.LookPath(name); err == nil {
+			return path, nil
+		}
+	}
+	return "", fmt.Errorf("no Chromium or Chrome on PATH (looked for %s): install one (Debian: apt-get install chromium) or set %s", strings.Join(browserNames, ", "), envBrowser)
+}
+
+// uiTimeout bounds each thing the suite asks the browser to do.
+const uiTimeout = 20 * time.Second
+
+// browser is the run's Chromium.
+type browser struct {
+	path string
+	dir  string // its profile directory, removed at the end
+
+	once    sync.Once
+	err     error
+	ctx     context.Context // the browser's chromedp context
+	cancel  context.CancelFunc
+	stopped bool
+}
+
+// start launches the browser, once.
+func (b *browser) start() error {
+	b.once.Do(func() {
+		dir, err := os.MkdirTemp("", "catalogspec-chromium-")
+		if err != nil {
+			b.err = err
+			return
+		}
+		b.dir = dir
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(b.path),
+			chromedp.UserDataDir(dir),
+			chromedp.NoSandbox, // as root in CI; the pages are the suite's target, not the web
+			chromedp.DisableGPU,
+			chromedp.NoFirstRun,
+			chromedp.Flag("disable-background-networking", true),
+			chromedp.Flag("disable-component-update", true),
+			chromedp.Flag("disable-sync", true),
+			chromedp.Flag("disable-quic", true),
+			chromedp.WindowSize(1280, 900),
+		)
+		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel := chromedp.NewContext(allocCtx)
+		b.ctx, b.cancel = ctx, func() { cancel(); cancelAlloc() }
+		// The first Run starts the browser, which lives as long as the
+		// context of that Run: it must be the browser's own, not one
+		// with a timeout.
+		started := make(chan error, 1)
+		go func() { started <- chromedp.Run(ctx) }()
+		select {
+		case err := <-started:
+			if err != nil {
+				b.err = fmt.Errorf("starting %s: %w", b.path, err)
+			}
+		case <-time.After(60 * time.Second):
+			b.err = fmt.Errorf("starting %s: no answer within a minute", b.path)
+		}
+	})
+	return b.err
+}
+
+// close stops the browser, if it was started.
+func (b *browser) close() {
+	if b == nil || b.cancel == nil || b.stopped {
+		return
+	}
+	b.stopped = true
+	b.cancel()
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
+	}
+}
+
+// browserPage is one person's browser in a scenario: a browser context of
+// its own with one page, and every request that page made.
+type browserPage struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	b      *browser
+	id     cdp.BrowserContextID
+
+	mu       sync.Mutex
+	requests []string // URLs, in order
+}
+
+// newPage opens a browser context with one page in it.
+func (b *browser) newPage() (*browserPage, error) {
+	if err := b.start(); err != nil {
+		return nil, err
+	}
+	c := chromedp.FromContext(b.ctx)
+	exec := cdp.WithExecutor(b.ctx, c.Browser)
+	id, err := cdptarget.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
+	if err != nil {
+		return nil, fmt.Errorf("opening a browser context: %w", err)
+	}
+	// A page in a new browser context needs a window of its own in
+	// today's headless Chromium.
+	tid, err := cdptarget.CreateTarget("about:blank").WithBrowserContextID(id).WithNewWindow(true).Do(exec)
+	if err != nil {
+		_ = cdptarget.DisposeBrowserContext(id).Do(exec)
+		return nil, fmt.Errorf("opening a page: %w", err)
+	}
+	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tid))
+	p := &browserPage{ctx: ctx, cancel: cancel, b: b, id: id}
+	chromedp.ListenTarget(ctx, func(ev any) {
+		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+			p.mu.Lock()
+			p.requests = append(p.requests, e.Request.URL)
+			p.mu.Unlock()
+		}
+	})
+	// The first Run attaches to the page for as long as the context of
+	// that Run lives: the page's own, not one with a timeout.
+	if err := chromedp.Run(ctx, network.Enable()); err != nil {
+		p.close()
+		return nil, fmt.Errorf("attaching to the page: %w", err)
+	}
+	return p, nil
+}
+
+// close closes the page and throws its browser context away.
+func (p *browserPage) close() {
+	p.cancel()
+	if p.b.ctx.Err() == nil {
+		c := chromedp.FromContext(p.b.ctx)
+		ctx, cancel := context.WithTimeout(p.b.ctx, 5*time.Second)
+		defer cancel()
+		_ = cdptarget.DisposeBrowserContext(p.id).Do(cdp.WithExecutor(ctx, c.Browser))
+	}
+}
+
+// run does actions on the page, within uiTimeout.
+func (p *browserPage) run(actions ...chromedp.Action) error {
+	ctx, cancel := context.WithTimeout(p.ctx, uiTimeout)
+	defer cancel()
+	err := chromedp.Run(ctx, actions...)
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("the browser did not get there within %s", uiTimeout)
+	}
+	return err
+}
+
+// eval evaluates a JavaScript expression on the page into out, waiting
+// for it when it is a promise.
+func (p *browserPage) eval(js string, out any) error {
+	return p.run(chromedp.Evaluate(js, out, func(e *runtime.EvaluateParams) *runtime.EvaluateParams {
+		return e.WithAwaitPromise(true)
+	}))
+}
+
+// navigate loads u and waits for its page.
+func (p *browserPage) navigate(u string) error {
+	return p.run(chromedp.Navigate(u))
+}
+
+// location is where the page is now.
+func (p *browserPage) location() (*url.URL, error) {
+	var href string
+	if err := p.eval(`location.href`, &href); err != nil {
+		return nil, err
+	}
+	return url.Parse(href)
+}
+
+// status is the HTTP status of the page's last navigation.
+func (p *browserPage) status() (int, error) {
+	var s int
+	err := p.eval(`(performance.getEntriesByType("navigation")[0] || {}).responseStatus || 0`, &s)
+	return s, err
+}
+
+// cookies are the browser context's cookies for u.
+func (p *browserPage) cookies(u string) ([]*network.Cookie, error) {
+	var out []*network.Cookie
+	err := p.run(chromedp.ActionFunc(func(ctx context.Context) error {
+		var err error
+		out, err = network.GetCookies().WithURLs([]string{u}).Do(ctx)
+		return err
+	}))
+	return out, err
+}
+
+// seen returns the URLs of every request the page made.
+func (p *browserPage) seen() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.requests...)
+}
+
+// screenshot saves the page as it looks now into dir, named for the
+// scenario, and returns its path.
+func (p *browserPage) screenshot(dir, name string) (string, error) {
+	var png []byte
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		var err error
+		png, err = page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).Do(ctx)
+		return err
+	})); err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, name+".png")
+	return path, os.WriteFile(path, png, 0o644)
+}

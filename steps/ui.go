@@ -1,0 +1,1310 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+// The browser steps (@ui): sign-in, Settings > Access Tokens and GraphiQL,
+// driven through a real Chromium (browser.go). Elements are found by their
+// data-testid, GraphiQL's by its own class names; what a step judges is
+// checked by its effect too (a token shown is tried on the API, a page's
+// refusal is read back as no token made).
+
+// uiState is what the browser steps keep in a scenario.
+type uiState struct {
+	pages   map[string]*browserPage // each person's browser, by name; "someone" for a stranger
+	current *browserPage            // the browser that acted last
+	shown   *shownToken             // the token a page showed last
+	// kept are cookies a step kept, to be tried after the browser lost them.
+	kept []*network.Cookie
+	// attempt and loginError are the last failed sign-in attempt and what
+	// the sign-in page said to it.
+	attempt, loginError string
+	// result is what GraphiQL's result pane showed last.
+	result string
+}
+
+// shownToken is a token made in the page and shown there.
+type shownToken struct {
+	raw         string
+	name        string
+	description string
+	owner       *person
+	madeAt      time.Time
+}
+
+func registerUISteps(s stepRegistrar) {
+	s.Step(`^`+who+` has a password$`, hasPassword)
+	s.Step(`^`+who+` (?:is signed|signs) in to the frontend in (?:a|another) browser$`, signsIn)
+	s.Step(`^someone signs in to the frontend in a browser with (.+)$`, someoneSignsInWith)
+	s.Step(`^the sign-in page says the username or the password is wrong$`, loginSaysWrong)
+	s.Step(`^the browser is not signed in$`, browserNotSignedIn)
+	s.Step(`^the page shows that `+who+` is signed in$`, pageShowsSignedIn)
+	s.Step(`^`+who+`'s browser is answered on the GraphQL endpoint as `+who+`$`, browserAnsweredAs)
+	s.Step(`^`+who+`'s browser is refused on the GraphQL endpoint$`, browserRefused)
+	s.Step(`^`+who+`'s browser creates a tag through the frontend's GraphQL endpoint$`, browserCreatesTag)
+	s.Step(`^`+who+`'s browser is rejected as unauthorized$`, isRejectedAsUnauthorized)
+	s.Step(`^the cookies of `+who+`'s browser are kept$`, keepCookies)
+	s.Step(`^`+who+` signs out in the page$`, signsOut)
+	s.Step(`^the kept cookies are refused on the GraphQL endpoint$`, keptCookiesRefused)
+	s.Step(`^no cookie of the frontend can be read by the page's scripts$`, noCookieReadable)
+	s.Step(`^every cookie of the frontend is kept from other sites' requests$`, cookiesSameSite)
+
+	s.Step(`^`+who+` opens the access tokens page$`, opensTokensPage)
+	s.Step(`^someone who is not signed in opens the access tokens page in a browser$`, strangerOpensTokensPage)
+	s.Step(`^the browser is at the sign-in page$`, atSignInPage)
+	s.Step(`^the page is titled "([^"]+)" with a "([^"]+)" section$`, pageTitled)
+	s.Step(`^the "Generate new token" button is (enabled|disabled)$`, generateButtonIs)
+	s.Step(`^the page says that `+who+` may not generate tokens$`, pageSaysMayNotGenerate)
+	s.Step(`^the page says that token based authentication is disabled$`, pageSaysTokenAuthDisabled)
+	s.Step(`^`+who+` (?:generates|has generated) a token in the page(?: that lasts (1 hour|1 day|1 week|1 month|3 months|6 months|1 year|Never))?$`, generatesToken)
+	s.Step(`^the page shows the new token, with a warning that it will not be shown again$`, pageShowsNewToken)
+	s.Step(`^the token shown works on the GraphQL endpoint as `+who+`$`, shownTokenWorksAs)
+	s.Step(`^the token shown is refused$`, shownTokenRefused)
+	s.Step(`^the token shown is described as expiring (.+) after it was made$`, shownTokenExpires)
+	s.Step(`^`+who+` reloads the page$`, reloadsPage)
+	s.Step(`^the page no longer shows the token$`, pageNoLongerShowsToken)
+	s.Step(`^the page lists the token with its name and description$`, pageListsToken)
+	s.Step(`^the page lists the token as expiring (a day after today|\d+ days after today|never)$`, pageListsExpiry)
+	s.Step(`^the page no longer lists the token$`, pageNoLongerListsToken)
+	s.Step(`^`+who+` revokes the token in the page, confirming it$`, revokesInPage)
+	s.Step(`^`+who+` starts revoking the token in the page and cancels$`, startsRevokingAndCancels)
+	s.Step(`^`+who+` opens the form that makes a token$`, opensTokenForm)
+	s.Step(`^the form has no field that names a user$`, formNamesNoUser)
+	s.Step(`^`+who+`'s browser sends the token form with a field naming `+who+` as the token's user$`, sendsFormNamingOther)
+	s.Step(`^`+who+`'s browser sends the token form (without its CSRF token|with the CSRF token of `+who+`'s page)$`, sendsFormWithBadCSRF)
+	s.Step(`^the page refuses the form$`, pageRefusesForm)
+
+	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL$`, runsInGraphiQL)
+	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL with `+who+`'s token in its headers editor$`, runsInGraphiQLWithToken)
+	s.Step(`^GraphiQL's result shows `+who+`'s URN$`, graphiqlShowsURN)
+	s.Step(`^every request the page made went to the service's own origin$`, requestsStayedHome)
+}
+
+// frontend is the frontend the scenario's browsers use.
+func (w *world) frontend() string {
+	if w.noAuth {
+		return w.suite.target.NoAuthFrontend
+	}
+	return w.suite.target.Frontend
+}
+
+// browserOf returns who's browser, opening one on first use.
+func (w *world) browserOf(name string) (*browserPage, error) {
+	if p, ok := w.pages[name]; ok {
+		w.current = p
+		return p, nil
+	}
+	if w.suite.browser == nil {
+		return nil, w.fail("this run has no browser: the @ui scenarios need one (%s)", envBrowser)
+	}
+	p, err := w.suite.browser.newPage()
+	if err != nil {
+		return nil, w.fail("opening a browser for %s: %v", name, err)
+	}
+	if w.pages == nil {
+		w.pages = map[string]*browserPage{}
+	}
+	w.pages[name] = p
+	w.current = p
+	w.undo("close "+name+"'s browser", func() error { p.close(); return nil })
+	return p, nil
+}
+
+// uiFail is a failing browser step: what went wrong, and where the page is.
+func (w *world) uiFail(p *browserPage, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if p != nil {
+		if u, err := p.location(); err == nil {
+			msg += fmt.Sprintf(" (the page is at %s)", u.Redacted())
+		}
+	}
+	return w.fail("%s", msg)
+}
+
+// screenshotOnFailure saves the current browser page, when the scenario
+// has one, and says where: a failing @ui step's message ends with it.
+func (w *world) screenshotOnFailure() string {
+	if w.current == nil || w.suite.reportsDir == "" {
+		return ""
+	}
+	w.shots++
+	name := fmt.Sprintf("%s-%s-%d", strings.ReplaceAll(strings.TrimPrefix(w.info.ID, "@id:"), ":", "-"), w.id, w.shots)
+	path, err := w.current.screenshot(w.suite.reportsDir+"/screenshots", name)
+	if err != nil {
+		return "\n(no screenshot of the page: " + err.Error() + ")"
+	}
+	return "\nscreenshot of the page: " + path
+}
+
+// givePassword sets a random password for p, as DataHub has it done for a
+// native user: the administrator makes a reset token, the user sets a
+// password with it at the frontend.
+func (w *world) givePassword(p *person) error {
+	if p.password != "" {
+		return nil
+	}
+	if err := w.ensureUser(p); err != nil {
+		return err
+	}
+	admin := w.admin()
+	a := w.graphql(admin, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
+	a.what = fmt.Sprintf("%s making a password reset token for %s", admin.name, p.name)
+	var out *struct {
+		ResetToken string `json:"resetToken"`
+	}
+	if err := a.data("createNativeUserResetToken", &out); err != nil {
+		return w.failed(err)
+	}
+	if out == nil || out.ResetToken == "" {
+		return w.fail("%s answered no reset token", a.what)
+	}
+	w.secret(out.ResetToken)
+	password := "pw-" + randomID(16)
+	w.secret(password)
+	r := w.sendJSON(caller{name: p.name, frontend: admin.frontend}, admin.frontend+"/resetNativeUserCredentials",
+		map[string]string{"email": p.username, "password": password, "resetToken": out.ResetToken}, nil)
+	r.what = fmt.Sprintf("%s setting a password with the reset token", p.name)
+	if r.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", r.what, r.status)
+	}
+	p.password = password
+	return nil
+}
+
+// signIn signs p in through the sign-in page in p's browser.
+func (w *world) signIn(p *person) (*browserPage, error) {
+	if err := w.givePassword(p); err != nil {
+		return nil, err
+	}
+	b, err := w.browserOf(p.name)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.submitLogin(b, p.username, p.password); err != nil {
+		return b, err
+	}
+	u, err := b.location()
+	if err != nil {
+		return b, w.uiFail(b, "reading where the browser is: %v", err)
+	}
+	if u.Path == "/login" {
+		msg, _ := text(b, `[data-testid="login-error"], [data-testid="problem-message"]`)
+		status, _ := b.status()
+		return b, w.uiFail(b, "%s was not signed in with the right password: the sign-in answered status %d, saying %q", p.name, status, msg)
+	}
+	return b, nil
+}
+
+// submitLogin fills in and sends the sign-in form.
+func (w *world) submitLogin(b *browserPage, username, password string) error {
+	err := b.run(
+		chromedp.Navigate(w.frontend()+"/login"),
+		chromedp.WaitVisible(`[data-testid="login-form"]`, chromedp.ByQuery),
+		chromedp.SetValue(`[data-testid="login-username"]`, username, chromedp.ByQuery),
+		chromedp.SetValue(`[data-testid="login-password"]`, password, chromedp.ByQuery),
+	)
+	if err != nil {
+		return w.uiFail(b, "filling in the sign-in form at %s/login: %v", w.frontend(), err)
+	}
+	return w.click(b, `[data-testid="login-submit"]`, "Sign in")
+}
+
+// waitLoaded waits until the page has loaded.
+func (w *world) waitLoaded(b *browserPage) error {
+	deadline := time.Now().Add(uiTimeout)
+	for {
+		var state string
+		if err := b.eval(`document.readyState`, &state); err == nil && state == "complete" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return w.uiFail(b, "the page did not finish loading within %s", uiTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// markDocument marks the page's current document, so that waitNewDocument
+// can tell when another one has replaced it.
+func markDocument(b *browserPage) error {
+	return b.eval(`window.__catalogspecOld = true`, new(bool))
+}
+
+// waitNewDocument waits until a document other than the one marked has
+// loaded: the answer to a form sent or a link followed.
+func (w *world) waitNewDocument(b *browserPage, what string) error {
+	deadline := time.Now().Add(uiTimeout)
+	for {
+		var state string
+		if err := b.eval(`window.__catalogspecOld ? "old" : document.readyState`, &state); err == nil && state == "complete" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return w.uiFail(b, "%s led to no new page within %s", what, uiTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// click clicks the element sel, which leads to another page, and waits
+// for that page to load.
+func (w *world) click(b *browserPage, sel, what string) error {
+	if err := b.run(chromedp.WaitVisible(sel, chromedp.ByQuery)); err != nil {
+		return w.uiFail(b, "finding %s: %v", what, err)
+	}
+	if err := markDocument(b); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if err := b.run(chromedp.Click(sel, chromedp.ByQuery)); err != nil {
+		return w.uiFail(b, "clicking %s: %v", what, err)
+	}
+	return w.waitNewDocument(b, "clicking "+what)
+}
+
+// text is the trimmed text of the element sel, "" when there is none.
+func text(b *browserPage, sel string) (string, error) {
+	var s string
+	err := b.eval(fmt.Sprintf(`((document.querySelector(%q) || {}).textContent || "").trim()`, sel), &s)
+	return strings.Join(strings.Fields(s), " "), err
+}
+
+// exists says whether the page has an element sel.
+func exists(b *browserPage, sel string) (bool, error) {
+	var ok bool
+	err := b.eval(fmt.Sprintf(`document.querySelector(%q) !== null`, sel), &ok)
+	return ok, err
+}
+
+// fetchAnswer is what a request made from the page's own scripts got.
+type fetchAnswer struct {
+	Status      int    `json:"status"`
+	ContentType string `json:"contentType"`
+	Body        string `json:"body"`
+}
+
+// fetchGraphQL posts a GraphQL document from the page to the frontend's
+// /api/graphql, with the browser's cookies, as a script of the page would.
+func (w *world) fetchGraphQL(b *browserPage, who, doc string, vars map[string]any) (*answer, error) {
+	body, err := json.Marshal(graphQLRequest{Query: doc, Variables: vars})
+	if err != nil {
+		return nil, err
+	}
+	js := fmt.Sprintf(`fetch("/api/graphql", {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"}, body: %q})
+		.then(r => r.text().then(t => ({status: r.status, contentType: r.headers.get("Content-Type") || "", body: t})))`, body)
+	var f fetchAnswer
+	if err := b.eval(js, &f); err != nil {
+		return nil, w.uiFail(b, "sending a GraphQL request from %s's page: %v", who, err)
+	}
+	a := &answer{caller: who, status: f.Status, header: http.Header{"Content-Type": {f.ContentType}}, body: []byte(f.Body), what: fmt.Sprintf("a GraphQL request from %s's browser", who)}
+	w.recordRequest(exchange{request: "POST " + w.frontend() + "/api/graphql (from the page, with its cookies)\n\n" + string(body), method: http.MethodPost, url: w.frontend() + "/api/graphql", body: string(body), response: fmt.Sprintf("HTTP %d\n\n%s", f.Status, truncate(f.Body))})
+	return a, nil
+}
+
+// Steps: signing in.
+
+func hasPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	return w.givePassword(w.person(name))
+}
+
+func signsIn(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	_, err := w.signIn(w.person(name))
+	return err
+}
+
+func someoneSignsInWith(ctx context.Context, attempt string) error {
+	w := theWorld(ctx)
+	ann := w.person("Ann")
+	var username, password string
+	switch attempt {
+	case "Ann's username and a wrong password":
+		username, password = ann.username, "not-"+ann.password
+	case "a username no one has":
+		username, password = w.unique("nobody"), "pw-"+randomID(16)
+	case "Ann's username and no password":
+		username, password = ann.username, ""
+	default:
+		return w.fail("unknown sign-in attempt %q", attempt)
+	}
+	w.attempt = attempt
+	b, err := w.browserOf("someone")
+	if err != nil {
+		return err
+	}
+	if password == "" {
+		// The form asks for a password; a browser would not send it empty.
+		if err := b.run(chromedp.Navigate(w.frontend() + "/login")); err != nil {
+			return w.uiFail(b, "opening the sign-in page: %v", err)
+		}
+		if err := b.eval(`document.querySelectorAll("[required]").forEach(e => e.removeAttribute("required")), true`, new(bool)); err != nil {
+			return w.uiFail(b, "%v", err)
+		}
+		if err = b.run(chromedp.SetValue(`[data-testid="login-username"]`, username, chromedp.ByQuery)); err == nil {
+			err = w.click(b, `[data-testid="login-submit"]`, "Sign in")
+		}
+	} else {
+		err = w.submitLogin(b, username, password)
+	}
+	if err != nil {
+		return err
+	}
+	w.loginError, err = text(b, `[data-testid="login-error"]`)
+	return err
+}
+
+// loginSaysWrong checks that the sign-in page refused the attempt with a
+// message, the same one it gives a username no one has: it never says
+// which of the two was wrong.
+func loginSaysWrong(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	if w.loginError == "" {
+		return w.uiFail(b, "the sign-in page shows no message saying the attempt failed")
+	}
+	lower := strings.ToLower(w.loginError)
+	if !strings.Contains(lower, "username") || !strings.Contains(lower, "password") {
+		return w.uiFail(b, "the sign-in page says %q, which does not name both the username and the password as what may be wrong", w.loginError)
+	}
+	// The same words for the other kind of failure: a username no one has
+	// after a wrong password, a wrong password after anything else.
+	other, err := w.browserOf("someone else")
+	if err != nil {
+		return err
+	}
+	ann := w.person("Ann")
+	if err := w.givePassword(ann); err != nil {
+		return err
+	}
+	otherKind := "a wrong password for Ann"
+	username, password := ann.username, "also-not-"+ann.password
+	if w.attempt == "Ann's username and a wrong password" {
+		otherKind = "a username no one has"
+		username, password = w.unique("nobody"), "pw-"+randomID(16)
+	}
+	if err := w.submitLogin(other, username, password); err != nil {
+		return err
+	}
+	otherSays, err := text(other, `[data-testid="login-error"]`)
+	if err != nil {
+		return err
+	}
+	w.current = b
+	if w.loginError != otherSays {
+		return w.uiFail(b, "the sign-in page tells failures apart: %q here, %q for %s", w.loginError, otherSays, otherKind)
+	}
+	return nil
+}
+
+func browserNotSignedIn(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	if b == nil {
+		return w.fail("no browser was used")
+	}
+	a, err := w.fetchGraphQL(b, "the browser", w.suite.docs.me, nil)
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusUnauthorized {
+		return w.uiFail(b, "%s answered status %d, expected 401: the browser holds a session", a.what, a.status)
+	}
+	if err := b.navigate(w.frontend() + "/settings/tokens"); err != nil {
+		return w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	return atSignInPage(ctx)
+}
+
+func pageShowsSignedIn(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	got, err := text(b, `[data-testid="signed-in-user"]`)
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if got != w.person(name).username {
+		return w.uiFail(b, "the page names %q as signed in, expected %s's username %q", got, name, w.person(name).username)
+	}
+	return nil
+}
+
+func browserAnsweredAs(ctx context.Context, name, as string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	a, err := w.fetchGraphQL(b, name, w.suite.docs.me, nil)
+	if err != nil {
+		return err
+	}
+	return w.answerNames(a, w.person(as).urn)
+}
+
+func browserRefused(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	return w.eventually(name+"'s browser being refused", func() (bool, error) {
+		a, err := w.fetchGraphQL(b, name, w.suite.docs.me, nil)
+		if err != nil {
+			return false, err
+		}
+		if a.status == http.StatusUnauthorized || a.status == http.StatusForbidden {
+			return true, nil
+		}
+		return false, w.fail("%s answered status %d, expected a refusal (401 or 403)", a.what, a.status)
+	})
+}
+
+func browserCreatesTag(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	t := w.newTag()
+	w.tag = t
+	w.undoTag(t)
+	a, err := w.fetchGraphQL(b, name, w.suite.docs.createTag, map[string]any{"input": map[string]any{"id": t.id, "name": t.name, "description": t.description}})
+	if err != nil {
+		return err
+	}
+	a.what = fmt.Sprintf("%s's browser creating the tag %s", name, t.urn)
+	a.noEffect = func() error { return w.tagAbsent(t) }
+	w.last = a
+	return nil
+}
+
+func keepCookies(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	cs, err := b.cookies(w.frontend())
+	if err != nil {
+		return w.uiFail(b, "reading the browser's cookies: %v", err)
+	}
+	if len(cs) == 0 {
+		return w.uiFail(b, "%s's browser holds no cookie of the frontend", name)
+	}
+	for _, c := range cs {
+		w.secret(c.Value)
+	}
+	w.kept = cs
+	return nil
+}
+
+func signsOut(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	if err := b.navigate(w.frontend() + "/settings/tokens"); err != nil {
+		return w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	return w.click(b, `[data-testid="sign-out-button"]`, "Sign out")
+}
+
+func keptCookiesRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	if len(w.kept) == 0 {
+		return w.fail("no cookies were kept")
+	}
+	var pairs []string
+	for _, c := range w.kept {
+		pairs = append(pairs, c.Name+"="+c.Value)
+	}
+	c := caller{name: "someone with the kept cookies", frontend: w.frontend(), headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
+	a := w.graphqlAt(c, w.frontend()+"/api/graphql", w.suite.docs.me, nil)
+	if a.status != http.StatusUnauthorized {
+		return w.fail("%s answered status %d, expected 401: the session outlived signing out", a.what, a.status)
+	}
+	return nil
+}
+
+func noCookieReadable(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	var cookies string
+	if err := b.eval(`document.cookie`, &cookies); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if cookies != "" {
+		var names []string
+		for _, kv := range strings.Split(cookies, ";") {
+			n, _, _ := strings.Cut(strings.TrimSpace(kv), "=")
+			names = append(names, n)
+		}
+		return w.uiFail(b, "the page's scripts can read the cookies %s: they are not HttpOnly", strings.Join(names, ", "))
+	}
+	cs, err := b.cookies(w.frontend())
+	if err != nil {
+		return w.uiFail(b, "reading the browser's cookies: %v", err)
+	}
+	if len(cs) == 0 {
+		return w.uiFail(b, "the browser holds no cookie of the frontend after signing in: where is the session?")
+	}
+	return nil
+}
+
+func cookiesSameSite(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	cs, err := b.cookies(w.frontend())
+	if err != nil {
+		return w.uiFail(b, "reading the browser's cookies: %v", err)
+	}
+	for _, c := range cs {
+		if c.SameSite != network.CookieSameSiteLax && c.SameSite != network.CookieSameSiteStrict {
+			return w.uiFail(b, "the cookie %s is SameSite=%q: other sites' requests would carry it (want Lax or Strict)", c.Name, c.SameSite)
+		}
+	}
+	return nil
+}
+
+// Steps: the access tokens page.
+
+const tokensPath = "/settings/tokens"
+
+func (w *world) openTokensPage(name string) (*browserPage, error) {
+	b, err := w.browserOf(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+		return b, w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	if err := b.run(chromedp.WaitVisible(`[data-testid="add-token-button"]`, chromedp.ByQuery)); err != nil {
+		return b, w.uiFail(b, "the access tokens page shows no \"Generate new token\" button (data-testid=add-token-button): %v", err)
+	}
+	return b, nil
+}
+
+func opensTokensPage(ctx context.Context, name string) error {
+	_, err := theWorld(ctx).openTokensPage(name)
+	return err
+}
+
+func strangerOpensTokensPage(ctx context.Context) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf("someone")
+	if err != nil {
+		return err
+	}
+	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+		return w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	return nil
+}
+
+func atSignInPage(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	u, err := b.location()
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	ok, err := exists(b, `[data-testid="login-form"]`)
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if u.Path != "/login" || !ok {
+		return w.uiFail(b, "the browser is not at the sign-in page")
+	}
+	if !strings.HasPrefix(u.String(), w.frontend()) {
+		return w.uiFail(b, "the sign-in page is not on the frontend %s", w.frontend())
+	}
+	return nil
+}
+
+func pageTitled(ctx context.Context, title, section string) error {
+	w := theWorld(ctx)
+	b := w.current
+	h1, err := text(b, "h1")
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if h1 != title {
+		return w.uiFail(b, "the page's title is %q, expected %q", h1, title)
+	}
+	var sections []string
+	if err := b.eval(`[...document.querySelectorAll("h2")].map(e => e.textContent.trim())`, &sections); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if !slices.Contains(sections, section) {
+		return w.uiFail(b, "the page has no %q section: its sections are %q", section, sections)
+	}
+	return nil
+}
+
+func generateButtonIs(ctx context.Context, state string) error {
+	w := theWorld(ctx)
+	b := w.current
+	var button struct {
+		Found    bool   `json:"found"`
+		Text     string `json:"text"`
+		Disabled bool   `json:"disabled"`
+	}
+	if err := b.eval(`(() => { const e = document.querySelector('[data-testid="add-token-button"]');
+		return e ? {found: true, text: e.textContent.trim(), disabled: e.disabled || e.getAttribute("aria-disabled") === "true"} : {found: false} })()`, &button); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	switch {
+	case !button.Found:
+		return w.uiFail(b, "the page has no add-token-button")
+	case button.Text != "Generate new token":
+		return w.uiFail(b, "the add-token-button says %q, expected \"Generate new token\"", button.Text)
+	case button.Disabled != (state == "disabled"):
+		return w.uiFail(b, "the \"Generate new token\" button is not %s", state)
+	}
+	if state == "disabled" {
+		// Disabled means it does nothing: the form is not offered.
+		if err := markDocument(b); err != nil {
+			return w.uiFail(b, "%v", err)
+		}
+		if err := b.eval(`document.querySelector('[data-testid="add-token-button"]').click(), true`, new(bool)); err != nil {
+			return w.uiFail(b, "%v", err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		if err := w.waitLoaded(b); err != nil {
+			return err
+		}
+		if ok, _ := exists(b, `[data-testid="create-token-form"]`); ok {
+			return w.uiFail(b, "clicking the disabled button opened the form that makes a token")
+		}
+	}
+	return nil
+}
+
+func pageSaysMayNotGenerate(ctx context.Context, _ string) error {
+	w := theWorld(ctx)
+	b := w.current
+	msg, err := text(b, `[data-testid="token-privilege-message"]`)
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if msg == "" {
+		return w.uiFail(b, "the page does not say why tokens cannot be generated (data-testid=token-privilege-message)")
+	}
+	return nil
+}
+
+func pageSaysTokenAuthDisabled(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	msg, err := text(b, `[data-testid="token-auth-disabled-message"]`)
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	want := "Token based authentication is currently disabled"
+	if !strings.Contains(msg, want) || !strings.Contains(strings.ToLower(msg), "administrator") {
+		return w.uiFail(b, "the page says %q, expected that %s and to contact the administrator", msg, strings.ToLower(want))
+	}
+	return nil
+}
+
+// durationLabels are the page's expiry choices, as the contract's
+// durations.
+var durationLabels = map[string]string{
+	"1 hour": "ONE_HOUR", "1 day": "ONE_DAY", "1 week": "ONE_WEEK", "1 month": "ONE_MONTH",
+	"3 months": "THREE_MONTHS", "6 months": "SIX_MONTHS", "1 year": "ONE_YEAR", "Never": "NO_EXPIRY",
+}
+
+// openTokenForm opens the page and its form that makes a token.
+func (w *world) openTokenForm(name string) (*browserPage, error) {
+	b, err := w.openTokensPage(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.click(b, `[data-testid="add-token-button"]`, "Generate new token"); err != nil {
+		return b, err
+	}
+	if err := b.run(chromedp.WaitVisible(`[data-testid="create-token-form"]`, chromedp.ByQuery)); err != nil {
+		return b, w.uiFail(b, "no form to make a token after clicking \"Generate new token\": %v", err)
+	}
+	return b, nil
+}
+
+// fillTokenForm fills in the token form with a new name and description.
+func (w *world) fillTokenForm(b *browserPage, owner *person, choice string) (*shownToken, error) {
+	t := &shownToken{name: w.unique("page-token"), description: "Made in the page by the catalogspec scenario: " + w.name, owner: owner}
+	actions := []chromedp.Action{
+		chromedp.SetValue(`[data-testid="token-name-input"]`, t.name, chromedp.ByQuery),
+		chromedp.SetValue(`[data-testid="token-description-input"]`, t.description, chromedp.ByQuery),
+	}
+	if choice != "" {
+		value, ok := durationLabels[choice]
+		if !ok {
+			return nil, w.fail("unknown expiry %q", choice)
+		}
+		actions = append(actions, chromedp.SetValue(`[data-testid="token-duration-select"]`, value, chromedp.ByQuery))
+	}
+	if err := b.run(actions...); err != nil {
+		return nil, w.uiFail(b, "filling in the token form: %v", err)
+	}
+	return t, nil
+}
+
+// readShownToken reads the token the page shows after Create, and has it
+// revoked at the end of the scenario.
+func (w *world) readShownToken(b *browserPage, t *shownToken) error {
+	if err := b.run(chromedp.WaitVisible(`[data-testid="new-token-value"]`, chromedp.ByQuery)); err != nil {
+		return w.uiFail(b, "the page shows no new token after Create: %v", err)
+	}
+	t.madeAt = time.Now()
+	if err := b.run(chromedp.Value(`[data-testid="new-token-value"]`, &t.raw, chromedp.ByQuery)); err != nil {
+		return w.uiFail(b, "reading the new token: %v", err)
+	}
+	t.raw = strings.TrimSpace(t.raw)
+	w.secret(t.raw)
+	if t.raw == "" {
+		return w.uiFail(b, "the page shows an empty token")
+	}
+	w.shown = t
+	raw := t.raw
+	w.undo("revoke the token made in the page", func() error {
+		_, meta, err := w.tokenMetadataOf(raw)
+		if err != nil || meta == nil {
+			return nil // gone already, or never made
+		}
+		return w.revokeTolerant(meta.ID)
+	})
+	return nil
+}
+
+func generatesToken(ctx context.Context, name, choice string) error {
+	w := theWorld(ctx)
+	b, err := w.openTokenForm(name)
+	if err != nil {
+		return err
+	}
+	t, err := w.fillTokenForm(b, w.person(name), choice)
+	if err != nil {
+		return err
+	}
+	if err := w.click(b, `[data-testid="create-token-button"]`, "Create"); err != nil {
+		return err
+	}
+	return w.readShownToken(b, t)
+}
+
+func (w *world) shownToken() (*shownToken, error) {
+	if w.shown == nil {
+		return nil, w.fail("no token was shown in the page")
+	}
+	return w.shown, nil
+}
+
+func pageShowsNewToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	if !jwtShape.MatchString(t.raw) {
+		return w.uiFail(b, "the page shows a token that is not a JWT")
+	}
+	warning, err := text(b, `[data-testid="new-token-warning"]`)
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if !strings.Contains(strings.ToLower(warning), "not be shown again") {
+		return w.uiFail(b, "the page warns %q, expected that the token will not be shown again", warning)
+	}
+	if ok, _ := exists(b, `[data-testid="copy-token-button"]`); !ok {
+		return w.uiFail(b, "the page has no control to copy the token (data-testid=copy-token-button)")
+	}
+	return nil
+}
+
+func shownTokenWorksAs(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	c := w.withToken("the token shown in the page", t.raw)
+	return w.answerNames(w.askWhoAmI(c, c.gms+"/api/graphql"), w.person(name).urn)
+}
+
+func shownTokenRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	c := w.withToken("the token shown in the page", t.raw)
+	a := w.askWhoAmI(c, c.gms+"/api/graphql")
+	if a.status != http.StatusUnauthorized {
+		return w.fail("%s answered status %d, expected 401 on the request right after the revocation", a.what, a.status)
+	}
+	return nil
+}
+
+// expiryLengths are the feature's words for how long a token lasts.
+var expiryLengths = map[string]time.Duration{
+	"1 hour": time.Hour, "1 day": 24 * time.Hour, "7 days": 7 * 24 * time.Hour, "30 days": 30 * 24 * time.Hour,
+	"90 days": 90 * 24 * time.Hour, "180 days": 180 * 24 * time.Hour, "365 days": 365 * 24 * time.Hour,
+}
+
+func shownTokenExpires(ctx context.Context, length string) error {
+	w := theWorld(ctx)
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	a, meta, err := w.tokenMetadataOf(t.raw)
+	if err != nil {
+		return err
+	}
+	if meta == nil {
+		return w.fail("%s found no token on record for the token shown", a.what)
+	}
+	if meta.Name != t.name || meta.ActorURN != t.owner.urn || meta.OwnerURN != t.owner.urn {
+		return w.fail("the token shown is described as %q for %s made by %s, expected %q for and by %s", meta.Name, meta.ActorURN, meta.OwnerURN, t.name, t.owner.urn)
+	}
+	if length == "never" {
+		if meta.ExpiresAt != nil {
+			return w.fail("the token shown expires at %d, expected no expiry", *meta.ExpiresAt)
+		}
+		return nil
+	}
+	want, ok := expiryLengths[length]
+	if !ok {
+		return w.fail("unknown length %q", length)
+	}
+	if meta.ExpiresAt == nil {
+		return w.fail("the token shown has no expiry, expected %s after it was made", length)
+	}
+	if got := time.Duration(*meta.ExpiresAt-meta.CreatedAt) * time.Millisecond; got != want {
+		return w.fail("the token shown expires %s after it was made, expected %s", got, want)
+	}
+	return nil
+}
+
+func reloadsPage(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	if err := b.run(chromedp.Reload()); err != nil {
+		return w.uiFail(b, "reloading the page: %v", err)
+	}
+	return w.waitLoaded(b)
+}
+
+func pageNoLongerShowsToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	var html string
+	if err := b.run(chromedp.OuterHTML("html", &html, chromedp.ByQuery)); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if strings.Contains(html, t.raw) {
+		return w.uiFail(b, "the page shows the token again")
+	}
+	return nil
+}
+
+// tokenRowJS finds the list's row of the token named %q.
+const tokenRowJS = `[...document.querySelectorAll('[data-testid="token-row"]')].find(r => r.getAttribute("data-token-name") === %q)`
+
+func pageListsToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	var row string
+	if err := b.eval(fmt.Sprintf(`((%s) || {}).textContent || ""`, fmt.Sprintf(tokenRowJS, t.name)), &row); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	row = strings.Join(strings.Fields(row), " ")
+	if row == "" {
+		return w.uiFail(b, "the page does not list the token %q", t.name)
+	}
+	if !strings.Contains(row, t.name) || !strings.Contains(row, t.description) {
+		return w.uiFail(b, "the page lists the token as %q, without its name and description", row)
+	}
+	return nil
+}
+
+func pageListsExpiry(ctx context.Context, listed string) error {
+	w := theWorld(ctx)
+	b := w.current
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	var cell struct {
+		Found     bool   `json:"found"`
+		Text      string `json:"text"`
+		ExpiresAt string `json:"expiresAt"`
+	}
+	js := fmt.Sprintf(`(() => { const r = %s; const c = r && r.querySelector('[data-testid="token-expires"]');
+		return c ? {found: true, text: c.textContent.trim(), expiresAt: c.getAttribute("data-expires-at") || ""} : {found: false} })()`, fmt.Sprintf(tokenRowJS, t.name))
+	if err := b.eval(js, &cell); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if !cell.Found {
+		return w.uiFail(b, "the page lists no expiry for the token %q", t.name)
+	}
+	if listed == "never" {
+		if cell.Text != "Never" || cell.ExpiresAt != "" {
+			return w.uiFail(b, "the page lists the token as expiring %q, expected Never", cell.Text)
+		}
+		return nil
+	}
+	days := 1
+	if listed != "a day after today" {
+		fmt.Sscanf(listed, "%d days", &days)
+	}
+	var ms int64
+	if _, err := fmt.Sscan(cell.ExpiresAt, &ms); err != nil {
+		return w.uiFail(b, "the token's expiry %q carries no time (data-expires-at)", cell.Text)
+	}
+	want := t.madeAt.Add(time.Duration(days) * 24 * time.Hour)
+	if d := time.UnixMilli(ms).Sub(want); d < -2*time.Minute || d > 2*time.Minute {
+		return w.uiFail(b, "the page lists the token as expiring %s (%s), expected about %s", cell.Text, time.UnixMilli(ms).UTC(), want.UTC())
+	}
+	return nil
+}
+
+func pageNoLongerListsToken(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	t, err := w.shownToken()
+	if err != nil {
+		return err
+	}
+	var found bool
+	if err := b.eval(fmt.Sprintf(`!!(%s)`, fmt.Sprintf(tokenRowJS, t.name)), &found); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if found {
+		return w.uiFail(b, "the page still lists the token %q", t.name)
+	}
+	return nil
+}
+
+// startRevoking clicks the token's Revoke and waits for the confirmation.
+func (w *world) startRevoking(name string) (*browserPage, error) {
+	t, err := w.shownToken()
+	if err != nil {
+		return nil, err
+	}
+	b, err := w.openTokensPage(name)
+	if err != nil {
+		return nil, err
+	}
+	clicked := false
+	if err := markDocument(b); err != nil {
+		return b, w.uiFail(b, "%v", err)
+	}
+	if err := b.eval(fmt.Sprintf(`(() => { const r = %s; const e = r && r.querySelector('[data-testid="revoke-token-button"]'); if (e) e.click(); return !!e })()`, fmt.Sprintf(tokenRowJS, t.name)), &clicked); err != nil {
+		return b, w.uiFail(b, "%v", err)
+	}
+	if !clicked {
+		return b, w.uiFail(b, "the token %q has no Revoke control in the list", t.name)
+	}
+	if err := w.waitNewDocument(b, "clicking Revoke"); err != nil {
+		return b, err
+	}
+	if err := b.run(chromedp.WaitVisible(`[data-testid="revoke-confirmation"]`, chromedp.ByQuery)); err != nil {
+		return b, w.uiFail(b, "Revoke asked for no confirmation: %v", err)
+	}
+	return b, nil
+}
+
+func revokesInPage(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.startRevoking(name)
+	if err != nil {
+		return err
+	}
+	return w.click(b, `[data-testid="confirm-revoke-button"]`, "the confirmation's Revoke")
+}
+
+func startsRevokingAndCancels(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.startRevoking(name)
+	if err != nil {
+		return err
+	}
+	return w.click(b, `[data-testid="cancel-revoke-button"]`, "the confirmation's Cancel")
+}
+
+func opensTokenForm(ctx context.Context, name string) error {
+	_, err := theWorld(ctx).openTokenForm(name)
+	return err
+}
+
+// formFieldsJS lists the token form's fields: name, type, value.
+const formFieldsJS = `[...document.querySelectorAll('[data-testid="create-token-form"] input, [data-testid="create-token-form"] select, [data-testid="create-token-form"] textarea')].map(e => ({name: e.name, type: e.type, value: e.value}))`
+
+// tokenFormFields are the fields a token form may have: none names a user.
+var tokenFormFields = []string{"csrf_token", "name", "description", "duration"}
+
+func formNamesNoUser(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	var fields []struct {
+		Name  string `json:"name"`
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	}
+	if err := b.eval(formFieldsJS, &fields); err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if len(fields) == 0 {
+		return w.uiFail(b, "the token form has no fields")
+	}
+	for _, f := range fields {
+		if !slices.Contains(tokenFormFields, f.Name) {
+			return w.uiFail(b, "the token form has a field %q (%s) beyond name, description and expiry", f.Name, f.Type)
+		}
+		if strings.Contains(f.Value, "urn:li:corpuser:") {
+			return w.uiFail(b, "the token form's field %q holds a user: %q", f.Name, f.Value)
+		}
+	}
+	return nil
+}
+
+// addFields adds hidden fields to the token form.
+func addFields(b *browserPage, fields map[string]string) error {
+	js, _ := json.Marshal(fields)
+	return b.eval(fmt.Sprintf(`(() => { const f = document.querySelector('[data-testid="create-token-form"]');
+		for (const [k, v] of Object.entries(%s)) { const i = document.createElement("input"); i.type = "hidden"; i.name = k; i.value = v; f.appendChild(i) }
+		return true })()`, js), new(bool))
+}
+
+func sendsFormNamingOther(ctx context.Context, name, other string) error {
+	w := theWorld(ctx)
+	o := w.person(other)
+	if err := w.ensureUser(o); err != nil {
+		return err
+	}
+	before, err := w.tokensFor(o)
+	if err != nil {
+		return err
+	}
+	w.tokenBaseline = &tokenBaseline{actor: o, ids: before}
+	w.undo("revoke tokens made for "+o.name, func() error { return w.revokeNewTokens(&tokenBaseline{actor: o, ids: before}) })
+	b, err := w.openTokenForm(name)
+	if err != nil {
+		return err
+	}
+	t, err := w.fillTokenForm(b, w.person(name), "")
+	if err != nil {
+		return err
+	}
+	// Every name a form might use for whom a token is for.
+	if err := addFields(b, map[string]string{"actorUrn": o.urn, "actor_urn": o.urn, "actor": o.urn, "user": o.urn, "userUrn": o.urn, "username": o.username}); err != nil {
+		return w.uiFail(b, "adding fields to the form: %v", err)
+	}
+	if err := w.click(b, `[data-testid="create-token-button"]`, "Create"); err != nil {
+		return err
+	}
+	return w.readShownToken(b, t)
+}
+
+func sendsFormWithBadCSRF(ctx context.Context, name, how, other string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	before, err := w.tokensFor(p)
+	if err != nil {
+		return err
+	}
+	w.tokenBaseline = &tokenBaseline{actor: p, ids: before}
+	w.undo("revoke tokens made for "+p.name, func() error { return w.revokeNewTokens(&tokenBaseline{actor: p, ids: before}) })
+	csrf := ""
+	if other != "" {
+		ob, err := w.openTokenForm(other)
+		if err != nil {
+			return err
+		}
+		if err := ob.eval(`(document.querySelector('[data-testid="create-token-form"] [name="csrf_token"]') || {}).value || ""`, &csrf); err != nil {
+			return w.uiFail(ob, "%v", err)
+		}
+		if csrf == "" {
+			return w.uiFail(ob, "%s's token form carries no CSRF token (a field named csrf_token)", other)
+		}
+		w.secret(csrf)
+	}
+	b, err := w.openTokenForm(name)
+	if err != nil {
+		return err
+	}
+	if _, err := w.fillTokenForm(b, p, ""); err != nil {
+		return err
+	}
+	js := `document.querySelectorAll('[data-testid="create-token-form"] [name="csrf_token"]').forEach(e => e.remove()), true`
+	if csrf != "" {
+		js = fmt.Sprintf(`document.querySelectorAll('[data-testid="create-token-form"] [name="csrf_token"]').forEach(e => e.value = %q), true`, csrf)
+	}
+	if err := b.eval(js, new(bool)); err != nil {
+		return w.uiFail(b, "changing the form's CSRF token: %v", err)
+	}
+	return w.click(b, `[data-testid="create-token-button"]`, "Create")
+}
+
+func pageRefusesForm(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	status, err := b.status()
+	if err != nil {
+		return w.uiFail(b, "%v", err)
+	}
+	if status != http.StatusForbidden && status != http.StatusBadRequest {
+		return w.uiFail(b, "the form was answered with status %d, expected a refusal (403 or 400)", status)
+	}
+	if ok, _ := exists(b, `[data-testid="new-token-value"]`); ok {
+		return w.uiFail(b, "the page refused the form but shows a new token")
+	}
+	return nil
+}
+
+// Steps: GraphiQL.
+
+// graphiqlEditor is the CodeMirror of GraphiQL's query editor; headersEditor
+// that of its headers editor.
+const (
+	graphiqlQueryEditor   = `.graphiql-query-editor .CodeMirror`
+	graphiqlHeadersEditor = `.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror`
+	graphiqlResult        = `.graphiql-response .result-window`
+)
+
+func (w *world) runInGraphiQL(name, query, headers string) error {
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	if err := b.navigate(w.frontend() + "/api/graphiql"); err != nil {
+		return w.uiFail(b, "opening GraphiQL: %v", err)
+	}
+	if err := b.run(chromedp.WaitVisible(graphiqlQueryEditor, chromedp.ByQuery)); err != nil {
+		return w.uiFail(b, "GraphiQL did not start (no query editor): %v", err)
+	}
+	// The editor of that kind that is on show (GraphiQL keeps hidden ones).
+	set := func(sel, value string) error {
+		var ok bool
+		err := b.eval(fmt.Sprintf(`(() => { const e = [...document.querySelectorAll(%q)].find(e => e.offsetParent !== null); if (e) e.CodeMirror.setValue(%q); return !!e })()`, sel, value), &ok)
+		if err == nil && !ok {
+			err = fmt.Errorf("no editor %s on show", sel)
+		}
+		return err
+	}
+	if err := set(graphiqlQueryEditor, query); err != nil {
+		return w.uiFail(b, "typing the query into GraphiQL: %v", err)
+	}
+	if headers != "" {
+		opened := false
+		if err := b.eval(`(() => { const t = [...document.querySelectorAll("button")].find(e => e.textContent.trim() === "Headers"); if (t) t.click(); return !!t })()`, &opened); err != nil || !opened {
+			return w.uiFail(b, "GraphiQL has no Headers editor to open (%v)", err)
+		}
+		if err := b.run(chromedp.WaitVisible(graphiqlHeadersEditor, chromedp.ByQuery)); err != nil {
+			return w.uiFail(b, "GraphiQL's headers editor did not open: %v", err)
+		}
+		if err := set(graphiqlHeadersEditor, headers); err != nil {
+			return w.uiFail(b, "typing into GraphiQL's headers editor: %v", err)
+		}
+	}
+	if err := b.run(chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery)); err != nil {
+		return w.uiFail(b, "running the query: %v", err)
+	}
+	deadline := time.Now().Add(uiTimeout)
+	for {
+		var out string
+		if err := b.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e && e.CodeMirror ? e.CodeMirror.getValue() : (e ? e.textContent : "") })()`, graphiqlResult+" .CodeMirror"), &out); err != nil {
+			return w.uiFail(b, "%v", err)
+		}
+		if strings.Contains(out, `"data"`) || strings.Contains(out, `"errors"`) {
+			w.result = out
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return w.uiFail(b, "GraphiQL showed no result within %s", uiTimeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func runsInGraphiQL(ctx context.Context, name, query string) error {
+	return theWorld(ctx).runInGraphiQL(name, query, "")
+}
+
+func runsInGraphiQLWithToken(ctx context.Context, name, query, owner string) error {
+	w := theWorld(ctx)
+	p := w.person(owner)
+	if p.token == "" {
+		return w.fail("%s holds no personal access token", owner)
+	}
+	headers, _ := json.Marshal(map[string]string{"Authorization": "Bearer " + p.token})
+	return w.runInGraphiQL(name, query, string(headers))
+}
+
+// resultURN is the me.corpUser.urn of a GraphiQL result.
+var resultURN = regexp.MustCompile(`"urn":\s*"([^"]+)"`)
+
+func graphiqlShowsURN(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	want := w.person(name).urn
+	m := resultURN.FindStringSubmatch(w.result)
+	if m == nil || m[1] != want {
+		return w.uiFail(w.current, "GraphiQL's result is %s, expected it to show %s", w.masked(w.result), want)
+	}
+	return nil
+}
+
+func requestsStayedHome(ctx context.Context) error {
+	w := theWorld(ctx)
+	b := w.current
+	home, err := url.Parse(w.frontend())
+	if err != nil {
+		return err
+	}
+	var away []string
+	for _, r := range b.seen() {
+		u, err := url.Parse(r)
+		if err != nil || u.Scheme == "data" || u.Scheme == "about" || u.Scheme == "blob" {
+			continue
+		}
+		if u.Scheme != home.Scheme || u.Host != home.Host {
+			away = append(away, r)
+		}
+	}
+	if len(away) > 0 {
+		return w.uiFail(b, "the page made requests to other origins: %s", strings.Join(away, ", "))
+	}
+	if len(b.seen()) < 2 {
+		return w.uiFail(b, "the page made no requests at all: was it loaded?")
+	}
+	return nil
+}
