@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/storage"
 	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -62,7 +64,16 @@ type browser struct {
 	ctx     context.Context // the browser's chromedp context
 	cancel  context.CancelFunc
 	stopped bool
+
+	// pool keeps pages whose scenarios ended, emptied, for the next ones:
+	// a new browser context costs new renderer processes, which on a
+	// machine of two cores cost more than the rest of a scenario.
+	poolMu sync.Mutex
+	pool   []*browserPage
 }
+
+// maxPooled bounds the pages kept for reuse.
+const maxPooled = 8
 
 // start launches the browser, once.
 func (b *browser) start() error {
@@ -83,6 +94,8 @@ func (b *browser) start() error {
 			chromedp.Flag("disable-component-update", true),
 			chromedp.Flag("disable-sync", true),
 			chromedp.Flag("disable-quic", true),
+			// No proxy to look for: every page is the target's.
+			chromedp.Flag("no-proxy-server", true),
 			chromedp.WindowSize(1280, 900),
 		)
 		allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
@@ -126,14 +139,25 @@ type browserPage struct {
 	id     cdp.BrowserContextID
 
 	mu       sync.Mutex
-	requests []string // URLs, in order
+	requests []string      // URLs, in order
+	loads    int           // documents loaded in the page's main frame
+	loaded   chan struct{} // closed and replaced at each load
 }
 
-// newPage opens a browser context with one page in it.
+// newPage returns an empty page in a browser context of its own: one
+// that an ended scenario left, emptied, or a new one.
 func (b *browser) newPage() (*browserPage, error) {
 	if err := b.start(); err != nil {
 		return nil, err
 	}
+	b.poolMu.Lock()
+	if n := len(b.pool); n > 0 {
+		p := b.pool[n-1]
+		b.pool = b.pool[:n-1]
+		b.poolMu.Unlock()
+		return p, nil
+	}
+	b.poolMu.Unlock()
 	c := chromedp.FromContext(b.ctx)
 	exec := cdp.WithExecutor(b.ctx, c.Browser)
 	id, err := cdptarget.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
@@ -148,21 +172,74 @@ func (b *browser) newPage() (*browserPage, error) {
 		return nil, fmt.Errorf("opening a page: %w", err)
 	}
 	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tid))
-	p := &browserPage{ctx: ctx, cancel: cancel, b: b, id: id}
+	p := &browserPage{ctx: ctx, cancel: cancel, b: b, id: id, loaded: make(chan struct{})}
 	chromedp.ListenTarget(ctx, func(ev any) {
-		if e, ok := ev.(*network.EventRequestWillBeSent); ok {
+		switch e := ev.(type) {
+		case *network.EventRequestWillBeSent:
 			p.mu.Lock()
 			p.requests = append(p.requests, e.Request.URL)
+			p.mu.Unlock()
+		case *page.EventLoadEventFired:
+			p.mu.Lock()
+			p.loads++
+			close(p.loaded)
+			p.loaded = make(chan struct{})
 			p.mu.Unlock()
 		}
 	})
 	// The first Run attaches to the page for as long as the context of
 	// that Run lives: the page's own, not one with a timeout.
-	if err := chromedp.Run(ctx, network.Enable()); err != nil {
+	// Every page behaves as the focused one: a page in a window in the
+	// background is otherwise throttled to about a task a second.
+	if err := chromedp.Run(ctx, network.Enable(), emulation.SetFocusEmulationEnabled(true)); err != nil {
 		p.close()
 		return nil, fmt.Errorf("attaching to the page: %w", err)
 	}
 	return p, nil
+}
+
+// release gives the page back for another scenario, emptied of everything
+// this one left in its browser context (cookies, storage, the document),
+// or closes it when that cannot be done.
+func (p *browserPage) release() {
+	b := p.b
+	if err := p.empty(); err != nil {
+		p.close()
+		return
+	}
+	b.poolMu.Lock()
+	defer b.poolMu.Unlock()
+	if len(b.pool) >= maxPooled || b.stopped {
+		go p.close()
+		return
+	}
+	b.pool = append(b.pool, p)
+}
+
+// empty leaves the page as new: at about:blank, and nothing kept in its
+// browser context for the origins it visited.
+func (p *browserPage) empty() error {
+	origins := map[string]bool{}
+	for _, r := range p.seen() {
+		if u, err := url.Parse(r); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			origins[u.Scheme+"://"+u.Host] = true
+		}
+	}
+	actions := []chromedp.Action{chromedp.Navigate("about:blank")}
+	for o := range origins {
+		actions = append(actions, storage.ClearDataForOrigin(o, "all"))
+	}
+	actions = append(actions, chromedp.ActionFunc(func(ctx context.Context) error {
+		c := chromedp.FromContext(p.b.ctx)
+		return storage.ClearCookies().WithBrowserContextID(p.id).Do(cdp.WithExecutor(ctx, c.Browser))
+	}))
+	if err := p.run(actions...); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	p.requests, p.loads = nil, 0
+	p.mu.Unlock()
+	return nil
 }
 
 // close closes the page and throws its browser context away.
@@ -214,6 +291,34 @@ func (p *browserPage) status() (int, error) {
 	var s int
 	err := p.eval(`(performance.getEntriesByType("navigation")[0] || {}).responseStatus || 0`, &s)
 	return s, err
+}
+
+// loadCount is how many documents the page has loaded so far.
+func (p *browserPage) loadCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.loads
+}
+
+// waitLoadAfter waits until the page has loaded a document after the
+// first n.
+func (p *browserPage) waitLoadAfter(n int, timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	for {
+		p.mu.Lock()
+		loads, next := p.loads, p.loaded
+		p.mu.Unlock()
+		if loads > n {
+			return true
+		}
+		select {
+		case <-next:
+		case <-deadline:
+			return false
+		case <-p.ctx.Done():
+			return false
+		}
+	}
 }
 
 // cookies are the browser context's cookies for u.

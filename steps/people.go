@@ -18,7 +18,8 @@ type person struct {
 	token     string // the token the administrator made for them: "Ann's token"
 	suspended bool   // the administrator suspended them
 	tokenID   string
-	password  string // set by the suite for signing in (ui.go)
+	password  string         // set by the suite for signing in (ui.go)
+	session   []*http.Cookie // what the frontend set when the password was
 }
 
 // person returns the scenario's person called name, making the record (not

@@ -46,7 +46,8 @@ type shownToken struct {
 
 func registerUISteps(s stepRegistrar) {
 	s.Step(`^`+who+` has a password$`, hasPassword)
-	s.Step(`^`+who+` (?:is signed|signs) in to the frontend in (?:a|another) browser$`, signsIn)
+	s.Step(`^`+who+` is signed in to the frontend in (?:a|another) browser$`, isSignedIn)
+	s.Step(`^`+who+` signs in to the frontend in a browser$`, signsIn)
 	s.Step(`^someone signs in to the frontend in a browser with (.+)$`, someoneSignsInWith)
 	s.Step(`^the sign-in page says the username or the password is wrong$`, loginSaysWrong)
 	s.Step(`^the browser is not signed in$`, browserNotSignedIn)
@@ -118,7 +119,7 @@ func (w *world) browserOf(name string) (*browserPage, error) {
 	}
 	w.pages[name] = p
 	w.current = p
-	w.undo("close "+name+"'s browser", func() error { p.close(); return nil })
+	w.undo("empty "+name+"'s browser", func() error { p.release(); return nil })
 	return p, nil
 }
 
@@ -180,7 +181,42 @@ func (w *world) givePassword(p *person) error {
 		return w.fail("%s answered status %d, expected 200", r.what, r.status)
 	}
 	p.password = password
+	// The frontend signs the user in as it sets the password, as
+	// DataHub's does: a browser given that cookie is signed in.
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		w.secret(c.Value)
+		p.session = append(p.session, c)
+	}
 	return nil
+}
+
+// signedIn gives p's browser the session the frontend opened when p's
+// password was set: p is signed in without the sign-in page (which
+// signsIn and the sign-in scenarios use).
+func (w *world) signedIn(p *person) (*browserPage, error) {
+	if err := w.givePassword(p); err != nil {
+		return nil, err
+	}
+	if len(p.session) == 0 {
+		return w.signIn(p)
+	}
+	b, err := w.browserOf(p.name)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range p.session {
+		set := network.SetCookie(c.Name, c.Value).WithURL(w.frontend()).WithPath(c.Path).WithHTTPOnly(c.HttpOnly).WithSecure(c.Secure)
+		switch c.SameSite {
+		case http.SameSiteLaxMode:
+			set = set.WithSameSite(network.CookieSameSiteLax)
+		case http.SameSiteStrictMode:
+			set = set.WithSameSite(network.CookieSameSiteStrict)
+		}
+		if err := b.run(set); err != nil {
+			return b, w.uiFail(b, "giving %s's browser the session cookie %s: %v", p.name, c.Name, err)
+		}
+	}
+	return b, nil
 }
 
 // signIn signs p in through the sign-in page in p's browser.
@@ -236,41 +272,26 @@ func (w *world) waitLoaded(b *browserPage) error {
 	}
 }
 
-// markDocument marks the page's current document, so that waitNewDocument
-// can tell when another one has replaced it.
-func markDocument(b *browserPage) error {
-	return b.eval(`window.__catalogspecOld = true`, new(bool))
-}
-
-// waitNewDocument waits until a document other than the one marked has
-// loaded: the answer to a form sent or a link followed.
-func (w *world) waitNewDocument(b *browserPage, what string) error {
-	deadline := time.Now().Add(uiTimeout)
-	for {
-		var state string
-		if err := b.eval(`window.__catalogspecOld ? "old" : document.readyState`, &state); err == nil && state == "complete" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return w.uiFail(b, "%s led to no new page within %s", what, uiTimeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // click clicks the element sel, which leads to another page, and waits
 // for that page to load.
 func (w *world) click(b *browserPage, sel, what string) error {
 	if err := b.run(chromedp.WaitVisible(sel, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "finding %s: %v", what, err)
 	}
-	if err := markDocument(b); err != nil {
-		return w.uiFail(b, "%v", err)
-	}
+	before := b.loadCount()
 	if err := b.run(chromedp.Click(sel, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "clicking %s: %v", what, err)
 	}
-	return w.waitNewDocument(b, "clicking "+what)
+	return w.waitNewDocument(b, before, "clicking "+what)
+}
+
+// waitNewDocument waits until the page has loaded a document after the
+// first before: the answer to a form sent or a link followed.
+func (w *world) waitNewDocument(b *browserPage, before int, what string) error {
+	if !b.waitLoadAfter(before, uiTimeout) {
+		return w.uiFail(b, "%s led to no new page within %s", what, uiTimeout)
+	}
+	return nil
 }
 
 // text is the trimmed text of the element sel, "" when there is none.
@@ -301,6 +322,12 @@ func (w *world) fetchGraphQL(b *browserPage, who, doc string, vars map[string]an
 	if err != nil {
 		return nil, err
 	}
+	// From a page of the frontend, as its own scripts would.
+	if u, err := b.location(); err != nil || !strings.HasPrefix(u.String(), w.frontend()+"/") {
+		if err := b.navigate(w.frontend() + tokensPath); err != nil {
+			return nil, w.uiFail(b, "opening a page of the frontend: %v", err)
+		}
+	}
 	js := fmt.Sprintf(`fetch("/api/graphql", {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"}, body: %q})
 		.then(r => r.text().then(t => ({status: r.status, contentType: r.headers.get("Content-Type") || "", body: t})))`, body)
 	var f fetchAnswer
@@ -317,6 +344,12 @@ func (w *world) fetchGraphQL(b *browserPage, who, doc string, vars map[string]an
 func hasPassword(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	return w.givePassword(w.person(name))
+}
+
+func isSignedIn(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	_, err := w.signedIn(w.person(name))
+	return err
 }
 
 func signsIn(ctx context.Context, name string) error {
@@ -679,15 +712,12 @@ func generateButtonIs(ctx context.Context, state string) error {
 	}
 	if state == "disabled" {
 		// Disabled means it does nothing: the form is not offered.
-		if err := markDocument(b); err != nil {
-			return w.uiFail(b, "%v", err)
-		}
+		before := b.loadCount()
 		if err := b.eval(`document.querySelector('[data-testid="add-token-button"]').click(), true`, new(bool)); err != nil {
 			return w.uiFail(b, "%v", err)
 		}
-		time.Sleep(300 * time.Millisecond)
-		if err := w.waitLoaded(b); err != nil {
-			return err
+		if b.waitLoadAfter(before, 500*time.Millisecond) {
+			return w.uiFail(b, "clicking the disabled button loaded another page")
 		}
 		if ok, _ := exists(b, `[data-testid="create-token-form"]`); ok {
 			return w.uiFail(b, "clicking the disabled button opened the form that makes a token")
@@ -929,6 +959,9 @@ func pageNoLongerShowsToken(ctx context.Context) error {
 	if strings.Contains(html, t.raw) {
 		return w.uiFail(b, "the page shows the token again")
 	}
+	if ok, _ := exists(b, `[data-testid="new-token-value"]`); ok {
+		return w.uiFail(b, "the reloaded page shows a new token: was the form sent again?")
+	}
 	return nil
 }
 
@@ -1025,16 +1058,14 @@ func (w *world) startRevoking(name string) (*browserPage, error) {
 		return nil, err
 	}
 	clicked := false
-	if err := markDocument(b); err != nil {
-		return b, w.uiFail(b, "%v", err)
-	}
+	before := b.loadCount()
 	if err := b.eval(fmt.Sprintf(`(() => { const r = %s; const e = r && r.querySelector('[data-testid="revoke-token-button"]'); if (e) e.click(); return !!e })()`, fmt.Sprintf(tokenRowJS, t.name)), &clicked); err != nil {
 		return b, w.uiFail(b, "%v", err)
 	}
 	if !clicked {
 		return b, w.uiFail(b, "the token %q has no Revoke control in the list", t.name)
 	}
-	if err := w.waitNewDocument(b, "clicking Revoke"); err != nil {
+	if err := w.waitNewDocument(b, before, "clicking Revoke"); err != nil {
 		return b, err
 	}
 	if err := b.run(chromedp.WaitVisible(`[data-testid="revoke-confirmation"]`, chromedp.ByQuery)); err != nil {
