@@ -2,6 +2,7 @@
 #
 #   make conformance   the suite against the reference (Postgres started for you)
 #   make build         bin/catalogd (the reference) and bin/catalogspec (the suite, one binary)
+#   make assets        GraphiQL's scripts for catalogd's pages, from the npm registry (make build runs it)
 #   make test          unit tests, the suite's self-test and the suite
 #   make selftest      the suite run against injected faults: each must be caught
 #   make run           the reference on a local Postgres, for a person to try
@@ -19,14 +20,21 @@ REPORTS  := $(CURDIR)/reports
 
 export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
 
-.PHONY: all conformance test unit selftest run build generate check-generate lint clean mutation fuzz bench
+.PHONY: all conformance test unit selftest run build assets generate check-generate lint clean mutation fuzz bench
 
 all: test
 
-build: $(CATALOGD) $(SUITE)
+build: assets $(CATALOGD) $(SUITE)
+
+# GraphiQL (and React) for catalogd's /api/graphiql, at the versions
+# reference/web/npm/package-lock.json pins, copied where catalogd embeds
+# them. Not committed; `go build` works without them (the page then says
+# how to build them). Does nothing when they are there already.
+assets:
+	scripts/assets.sh
 
 # Always rebuilt: go's own cache makes an unchanged build cheap.
-$(CATALOGD): FORCE
+$(CATALOGD): assets FORCE
 	@mkdir -p $(BIN)
 	$(GO) build -o $(CATALOGD) ./reference/cmd/catalogd
 
@@ -53,11 +61,11 @@ unit:
 # runs it: bin/catalogspec by URL against `catalogd serve`, and each
 # configuration mistake (wrong URL, bad token, a typo in the tags) ending in
 # exit 2 with one line that says what to fix.
-selftest:
+selftest: assets
 	@mkdir -p $(REPORTS)
 	$(GO) test -count=1 -v -timeout 30m -run '^(TestSelftest|TestURLMode)$$' ./selftest/
 
-test: lint unit selftest conformance
+test: assets lint unit selftest conformance
 
 run: build
 	$(CATALOGD) serve
@@ -74,7 +82,8 @@ lint:
 	$(GO) vet ./...
 
 clean:
-	rm -rf $(BIN) $(REPORTS)
+	rm -rf $(BIN) $(REPORTS) reference/web/npm/node_modules
+	find reference/web/static/vendor -type f ! -name README.md -delete
 
 # Mutation testing of the reference: each mutant changes one token of its
 # domain, HTTP or storage code, and the suite runs against it. New mutants
@@ -86,7 +95,7 @@ clean:
 BUDGET ?= 30m
 JOBS   ?= 1
 
-mutation:
+mutation: assets
 	CATALOGSPEC_PROPAGATION_TIMEOUT=1s $(GO) run ./tools/mutate -budget $(BUDGET) -jobs $(JOBS) -equivalent mutation/equivalent.txt -out mutation/report.txt
 
 # Fuzzing: each target runs for FUZZTIME. A failing input is written under

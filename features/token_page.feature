@@ -12,7 +12,7 @@ Feature: The access tokens page
 
   These scenarios drive a real browser (Chromium) through the frontend's pages, found by
   their data-testid attributes. A target whose frontend does not serve those pages reports
-  them as skipped; CATALOGSPEC_DISABLE=ui (or CATALOGSPEC_TAGS='not @ui') turns them off.
+  them as skipped; CATALOGSPEC_DISABLE=ui (or CATALOGSPEC_TAGS='~@ui') turns them off.
 
   @id:page-01 @must @core
   Scenario: Someone holding GENERATE_PERSONAL_ACCESS_TOKENS finds the button enabled

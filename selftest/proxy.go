@@ -51,6 +51,10 @@ type Fault struct {
 	Name   string // short and stable, e.g. "graphql-get-executes"
 	Breaks string // the rule it breaks, as the mistake a server makes
 	Tier   Tier
+	// UI is, for a fault of the browser pages, the tag expression of the
+	// @ui scenarios to run with it; the others run without any @ui
+	// scenario (CATALOGSPEC_DISABLE=ui).
+	UI string
 	// Request sees each request before it is forwarded. It may rewrite it,
 	// or answer it itself by returning a non-nil Response.
 	Request func(s *State, x *Exchange) *Response

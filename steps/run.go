@@ -211,6 +211,7 @@ func Run(ctx context.Context, cfg Config) int {
 	for _, name := range reportFiles {
 		_ = os.Remove(filepath.Join(reportsDir, name))
 	}
+	_ = os.RemoveAll(filepath.Join(reportsDir, "screenshots"))
 
 	// A first Ctrl-C stops starting scenarios and lets the running ones
 	// finish, so that the reports are written whole; a second one kills.
@@ -253,8 +254,19 @@ func Run(ctx context.Context, cfg Config) int {
 	if err := preflight(runCtx, tgt, docs); err != nil {
 		return stop("preflight: %v", err)
 	}
+	var b *browser
+	if needsBrowser(selected, cfg.Disabled, tgt) {
+		path, err := findBrowser(cfg.Getenv)
+		if err != nil {
+			return stop("the @ui scenarios drive a browser, and there is none: %v; or leave them out with %s='~@ui' or %s=ui", err, envTags, envDisable)
+		}
+		b = &browser{path: path}
+	}
 	fmt.Fprintf(out, "catalogspec: %d of %d scenarios selected (%s=%q), failing on %s and above, seed %d (set %s=%d to repeat the order), concurrency %d\n",
 		len(selected), len(catalog), envTags, cfg.Tags, failOn, cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
+	if b != nil {
+		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", b.path)
+	}
 
 	s := &suite{
 		target:     tgt,
@@ -266,16 +278,11 @@ func Run(ctx context.Context, cfg Config) int {
 		results:    newResults(catalog),
 		reportsDir: reportsDir,
 	}
-	if needsBrowser(selected, cfg.Disabled, tgt) {
-		path, err := findBrowser(cfg.Getenv)
-		if err != nil {
-			return stop("the @ui scenarios drive a browser, and there is none: %v; or leave them out with %s='not @ui' or %s=ui", err, envTags, envDisable)
-		}
-		s.browser = &browser{path: path}
-		defer s.browser.close()
+	s.browser = b
+	if b != nil {
+		defer b.close()
 		// Started now, beside the first scenarios: it takes seconds.
-		go func() { _ = s.browser.start() }()
-		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", path)
+		go func() { _ = b.start() }()
 	}
 	cucumberPartial := filepath.Join(reportsDir, "cucumber.json.partial")
 	cucumberFile, err := os.Create(cucumberPartial)

@@ -257,21 +257,6 @@ func (w *world) submitLogin(b *browserPage, username, password string) error {
 	return w.click(b, `[data-testid="login-submit"]`, "Sign in")
 }
 
-// waitLoaded waits until the page has loaded.
-func (w *world) waitLoaded(b *browserPage) error {
-	deadline := time.Now().Add(uiTimeout)
-	for {
-		var state string
-		if err := b.eval(`document.readyState`, &state); err == nil && state == "complete" {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return w.uiFail(b, "the page did not finish loading within %s", uiTimeout)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // click clicks the element sel, which leads to another page, and waits
 // for that page to load.
 func (w *world) click(b *browserPage, sel, what string) error {
@@ -939,10 +924,13 @@ func reloadsPage(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := b.run(chromedp.Reload()); err != nil {
+	// As a person does (F5): the browser loads the page's address again,
+	// sending a form again if that is what the page came from.
+	before := b.loadCount()
+	if err := b.eval(`location.reload(), true`, new(bool)); err != nil {
 		return w.uiFail(b, "reloading the page: %v", err)
 	}
-	return w.waitLoaded(b)
+	return w.waitNewDocument(b, before, "reloading the page")
 }
 
 func pageNoLongerShowsToken(ctx context.Context) error {

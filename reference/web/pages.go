@@ -258,7 +258,9 @@ func (p *Pages) tokensData(s *signedIn) (tokensPage, error) {
 			d.Tokens = append(d.Tokens, tokenRow{ID: t.ID, Name: t.Name, Description: t.Description, ExpiresAt: t.ExpiresAt, CreatedAt: t.CreatedAt})
 		}
 	case reference.EUNAUTHORIZED:
-		d.ListNote = "You may not list your access tokens: you hold neither the Generate Personal Access Tokens nor the Manage All Access Tokens privilege."
+		// Listing one's tokens needs the privileges that making them does;
+		// the page says so once, beside the button.
+		d.ListNote = "Your tokens cannot be listed without one of those privileges."
 	default:
 		return d, err
 	}

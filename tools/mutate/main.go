@@ -77,6 +77,7 @@ var targetGlobs = []string{
 	"reference/graph/resolver.go",
 	"reference/graph/convert.go",
 	"reference/graph/handler.go",
+	"reference/web/*.go",
 }
 
 type options struct {

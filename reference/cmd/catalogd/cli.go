@@ -96,6 +96,7 @@ Environment:
   CATALOGD_REQUEST_TIMEOUT            one request end to end (default 30s)
   CATALOGD_READ_TIMEOUT               reading one request (default 30s)
   CATALOGD_IDLE_TIMEOUT               an idle kept-alive connection (default 120s)
+  CATALOGD_SESSION_TTL                a browser session, from sign-in (default 24h)
   CATALOGD_MAX_HEADER_BYTES           request headers (default 65536)
   CATALOGD_GRAPHQL_MAX_TOKENS         tokens of a GraphQL document (default 15000)
   CATALOGD_GRAPHQL_MAX_FIELDS         fields after fragment expansion (default 5000)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/graph"
 	"github.com/catalogspec/catalogspec/reference/postgres"
 )
@@ -22,6 +23,7 @@ type limits struct {
 	maxHeaderBytes int           // CATALOGD_MAX_HEADER_BYTES
 	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,ERRORS}
 	cache          bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
+	sessionTTL     time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
 }
 
 // readHeaderTimeout bounds the request line and headers: no client needs
@@ -37,6 +39,7 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		maxHeaderBytes: 64 << 10,
 		graphql:        graph.DefaultLimits,
 		cache:          true,
+		sessionTTL:     reference.DefaultSessionLifetime,
 	}
 	durations := []struct {
 		name string
@@ -46,6 +49,7 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_REQUEST_TIMEOUT", &l.requestTimeout},
 		{"CATALOGD_READ_TIMEOUT", &l.readTimeout},
 		{"CATALOGD_IDLE_TIMEOUT", &l.idleTimeout},
+		{"CATALOGD_SESSION_TTL", &l.sessionTTL},
 	}
 	for _, d := range durations {
 		v := strings.TrimSpace(getenv(d.name))

@@ -1,0 +1,316 @@
+package web
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/jwt"
+	"github.com/catalogspec/catalogspec/reference/postgres"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
+)
+
+var testDB *postgres.DB
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &testDB)) }
+
+var root = reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser})
+
+// site is the pages over a real database, served by httptest, and a user
+// with a password.
+type site struct {
+	svc      *reference.Service
+	srv      *httptest.Server
+	username string
+	password string
+}
+
+func newSite(t *testing.T, tls bool) *site {
+	t.Helper()
+	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := reference.NewService(testDB, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt")})
+	if _, err := svc.Bootstrap(context.Background(), "root password for the web tests"); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(svc, []byte(strings.Repeat("c", 32)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	p.Mount(mux)
+	s := &site{svc: svc, username: "web-" + uuid.NewString()[:8], password: "pw-" + uuid.NewString()}
+	if tls {
+		s.srv = httptest.NewTLSServer(mux)
+	} else {
+		s.srv = httptest.NewServer(mux)
+	}
+	t.Cleanup(s.srv.Close)
+	u := reference.UserURN(s.username)
+	for name, value := range map[string]string{"corpUserKey": `{"username":"` + s.username + `"}`, "corpUserInfo": `{"active":true}`} {
+		p := reference.Proposal{EntityType: "corpuser", EntityURN: u.String(), ChangeType: "UPSERT", AspectName: name, Aspect: &reference.GenericAspect{Value: value, ContentType: "application/json"}}
+		if _, err := svc.IngestProposal(root, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reset, err := svc.CreateNativeUserResetToken(root, u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.ResetNativeUserCredentials(context.Background(), s.username, s.password, reset); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// browser is a client with cookies that does not follow redirects.
+func (s *site) browser(t *testing.T) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := *s.srv.Client() // a copy: each browser its own cookies
+	c.Jar = jar
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+var csrfField = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+
+// get fetches path and returns the answer and the CSRF token of its form.
+func (s *site) get(t *testing.T, c *http.Client, path string) (*http.Response, string, string) {
+	t.Helper()
+	resp, err := c.Get(s.srv.URL + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	csrf := ""
+	if m := csrfField.FindSubmatch(b); m != nil {
+		csrf = string(m[1])
+	}
+	return resp, string(b), csrf
+}
+
+func (s *site) post(t *testing.T, c *http.Client, path string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.PostForm(s.srv.URL+path, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// signIn signs in through the form and returns the session cookie.
+func (s *site) signIn(t *testing.T, c *http.Client) *http.Cookie {
+	t.Helper()
+	_, _, csrf := s.get(t, c, "/login")
+	resp, body := s.post(t, c, "/login", url.Values{"csrf_token": {csrf}, "username": {s.username}, "password": {s.password}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in answered %d: %s", resp.StatusCode, body)
+	}
+	for _, ck := range resp.Cookies() {
+		if ck.Name == SessionCookie {
+			return ck
+		}
+	}
+	t.Fatalf("sign-in set no session cookie")
+	return nil
+}
+
+func (s *site) tokens(t *testing.T) int {
+	t.Helper()
+	list, _, err := s.svc.ListAccessTokens(root, reference.ListAccessTokensInput{Filters: map[string][]string{"actorUrn": {reference.UserURN(s.username).String()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(list)
+}
+
+func TestSessionCookieIsHttpOnlyLaxAndSecureOverTLS(t *testing.T) {
+	for _, overTLS := range []bool{false, true} {
+		s := newSite(t, overTLS)
+		ck := s.signIn(t, s.browser(t))
+		if !ck.HttpOnly || ck.SameSite != http.SameSiteLaxMode || ck.Path != "/" || ck.Secure != overTLS || ck.Expires.IsZero() {
+			t.Errorf("over TLS %v: session cookie %+v: want HttpOnly, SameSite=Lax, Path=/, Secure only over TLS, an expiry", overTLS, ck)
+		}
+	}
+}
+
+func TestWrongCredentialsSayOneThingAndSignNoOneIn(t *testing.T) {
+	s := newSite(t, false)
+	var bodies []string
+	for _, creds := range [][2]string{{s.username, "wrong"}, {"nobody-" + s.username, s.password}, {s.username, ""}} {
+		c := s.browser(t)
+		_, _, csrf := s.get(t, c, "/login")
+		resp, body := s.post(t, c, "/login", url.Values{"csrf_token": {csrf}, "username": {creds[0]}, "password": {creds[1]}})
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("%v: status %d, want 401", creds[0], resp.StatusCode)
+		}
+		for _, ck := range resp.Cookies() {
+			if ck.Name == SessionCookie && ck.Value != "" {
+				t.Errorf("%v: a session cookie was set", creds[0])
+			}
+		}
+		m := regexp.MustCompile(`data-testid="login-error">([^<]*)<`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no error on the page: %s", body)
+		}
+		bodies = append(bodies, m[1])
+	}
+	for _, b := range bodies[1:] {
+		if b != bodies[0] {
+			t.Errorf("failures are told apart: %q and %q", bodies[0], b)
+		}
+	}
+}
+
+func TestFormsWithoutTheirCSRFTokenChangeNothing(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	// Signing in without the token: refused, no session.
+	s.get(t, c, "/login")
+	resp, _ := s.post(t, c, "/login", url.Values{"username": {s.username}, "password": {s.password}})
+	if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+		t.Errorf("sign-in without a CSRF token: %d, cookies %v; want 403 and none", resp.StatusCode, resp.Cookies())
+	}
+	s.signIn(t, c)
+	_, _, csrf := s.get(t, c, "/settings/tokens?new=1")
+	other := s.browser(t)
+	s.signIn(t, other)
+	_, _, otherCSRF := s.get(t, other, "/settings/tokens?new=1")
+	if csrf == "" || otherCSRF == "" || csrf == otherCSRF {
+		t.Fatalf("CSRF tokens %q and %q: want one per session", csrf, otherCSRF)
+	}
+	for name, token := range map[string]string{"none": "", "another session's": otherCSRF, "a made-up one": csrf + "x"} {
+		resp, _ := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {token}, "name": {"t"}, "duration": {"ONE_HOUR"}})
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("token form with %s CSRF token: %d, want 403", name, resp.StatusCode)
+		}
+	}
+	if n := s.tokens(t); n != 0 {
+		t.Fatalf("refused forms made %d tokens", n)
+	}
+	// The right token makes one; revoking and signing out need theirs too.
+	resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"ONE_HOUR"}})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `data-testid="new-token-value"`) || s.tokens(t) != 1 {
+		t.Fatalf("token form with its CSRF token: %d, %d tokens", resp.StatusCode, s.tokens(t))
+	}
+	list, _, _ := s.svc.ListAccessTokens(root, reference.ListAccessTokensInput{Filters: map[string][]string{"actorUrn": {reference.UserURN(s.username).String()}}})
+	if resp, _ := s.post(t, c, "/settings/tokens/revoke", url.Values{"id": {list[0].ID}}); resp.StatusCode != http.StatusForbidden || s.tokens(t) != 1 {
+		t.Errorf("revoke without a CSRF token: %d, %d tokens left", resp.StatusCode, s.tokens(t))
+	}
+	if resp, _ := s.post(t, c, "/logout", nil); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("sign-out without a CSRF token: %d, want 403", resp.StatusCode)
+	}
+	if resp, _, _ := s.get(t, c, "/settings/tokens"); resp.StatusCode != http.StatusOK {
+		t.Errorf("the session ended on a refused sign-out: %d", resp.StatusCode)
+	}
+}
+
+func TestSignOutEndsTheSession(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	ck := s.signIn(t, c)
+	_, _, csrf := s.get(t, c, "/settings/tokens")
+	resp, _ := s.post(t, c, "/logout", url.Values{"csrf_token": {csrf}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Errorf("sign-out: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if _, err := s.svc.Authenticate(context.Background(), ck.Value); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
+		t.Errorf("the signed-out session still authenticates: %v", err)
+	}
+}
+
+func TestSignedOutIsSentToSignIn(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	resp, _, _ := s.get(t, c, "/settings/tokens?new=1")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next=%2Fsettings%2Ftokens%3Fnew%3D1" {
+		t.Errorf("signed out: %d to %q", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	resp, _ = s.post(t, c, "/settings/tokens", url.Values{"name": {"t"}})
+	if resp.StatusCode != http.StatusUnauthorized || s.tokens(t) != 0 {
+		t.Errorf("a signed-out post: %d, %d tokens", resp.StatusCode, s.tokens(t))
+	}
+}
+
+func TestSignInGoesOnlyToThisSite(t *testing.T) {
+	for next, want := range map[string]string{
+		"/settings/tokens?new=1":   "/settings/tokens?new=1",
+		"//evil.example/x":         "/settings/tokens",
+		"https://evil.example/":    "/settings/tokens",
+		`/\evil.example`:           "/settings/tokens",
+		"":                         "/settings/tokens",
+		"settings/tokens":          "/settings/tokens",
+		"/api/graphiql":            "/api/graphiql",
+		"http:/\\/evil.example/x/": "/settings/tokens",
+	} {
+		if got := safeNext(next); got != want {
+			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)
+		}
+	}
+}
+
+func TestResetCredentialsIsDataHubsJSONAPI(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	send := func(contentType, body string) (int, string) {
+		resp, err := c.Post(s.srv.URL+"/resetNativeUserCredentials", contentType, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for name, c := range map[string]struct {
+		contentType, body string
+		status            int
+		says              string
+	}{
+		"a form":         {"application/x-www-form-urlencoded", "email=x&password=y&resetToken=z", 415, "application/json"},
+		"not JSON":       {"application/json", "{", 400, "not a JSON object"},
+		"no email":       {"application/json", `{"password":"p","resetToken":"r"}`, 400, "Email must not be empty."},
+		"no reset token": {"application/json", `{"email":"` + s.username + `","password":"p"}`, 400, "Reset token must not be empty."},
+		"a wrong token":  {"application/json", `{"email":"` + s.username + `","password":"p","resetToken":"r"}`, 400, "Invalid reset token"},
+	} {
+		status, body := send(c.contentType, c.body)
+		if status != c.status || !strings.Contains(body, c.says) {
+			t.Errorf("%s: %d %s; want %d saying %q", name, status, body, c.status, c.says)
+		}
+	}
+	if _, _, err := s.svc.SignIn(context.Background(), s.username, s.password); err != nil {
+		t.Errorf("refused resets changed the password: %v", err)
+	}
+}
+
+func TestGraphiQLWithoutItsBundlesSaysHowToBuildThem(t *testing.T) {
+	s := newSite(t, false)
+	p, err := New(s.svc, []byte(strings.Repeat("c", 32)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.graphiqlBuilt = false
+	rec := httptest.NewRecorder()
+	p.GraphiQL().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/graphiql", nil))
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "make assets") {
+		t.Errorf("GraphiQL without its bundles: %d %s", rec.Code, rec.Body.String())
+	}
+	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+		t.Errorf("no same-origin policy on the page: %q", csp)
+	}
+}

@@ -1,0 +1,202 @@
+package selftest
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// The browser pages' faults (SPEC.md, Browser pages): each is a mistake a
+// frontend could make in what it sends a browser or does with what a
+// browser sends. They run with the @ui scenarios of the feature named by
+// their UI tag expression only (a whole @ui run per fault would cost a
+// minute each); the clean runs run every scenario.
+func init() {
+	Faults = append(Faults, uiFaults...)
+	for name, want := range uiExpected {
+		Expected[name] = want
+	}
+}
+
+var uiExpected = map[string][]string{
+	"session-cookie-scriptable":      {"cannot be read by scripts"},
+	"generate-button-always-enabled": {"finds the button disabled", "the button is disabled and the page says so"},
+	"token-shown-again":              {"is not shown again"},
+	"sign-out-keeps-session":         {"Signing out ends the session everywhere"},
+	"csrf-not-checked":               {"without its CSRF token is refused"},
+	"session-as-service-identity":    {"A session is held to its user's privileges"},
+	"graphiql-from-a-cdn":            {"GraphiQL answers a query as the person signed in"},
+	"graphiql-headers-ignored":       {"GraphiQL sends the Authorization header"},
+}
+
+var uiFaults = []Fault{
+	{
+		Name:   "session-cookie-scriptable",
+		Breaks: "the session cookie is set without HttpOnly, so any script on the page can read it",
+		Tier:   FrontendOnly,
+		UI:     "@ui && @cap:authentication",
+		Response: func(_ *State, _ *Exchange, r *Response) {
+			cookies := r.Header.Values("Set-Cookie")
+			r.Header.Del("Set-Cookie")
+			for _, c := range cookies {
+				r.Header.Add("Set-Cookie", httpOnly.ReplaceAllString(c, ""))
+			}
+		},
+	},
+	{
+		Name:   "generate-button-always-enabled",
+		Breaks: `the "Generate new token" button is enabled whatever the user may do, and whether token authentication is on or off`,
+		Tier:   FrontendOnly,
+		UI:     "@ui && @cap:tokens",
+		Response: func(_ *State, x *Exchange, r *Response) {
+			if x.Req.URL.Path == "/settings/tokens" {
+				r.Body = addTokenDisabled.ReplaceAll(r.Body, []byte("$1"))
+			}
+		},
+	},
+	{
+		Name:     "token-shown-again",
+		Breaks:   "the tokens page shows a new token again on every later visit, not only in the answer that made it",
+		Tier:     FrontendOnly,
+		UI:       "@ui && @cap:tokens",
+		Response: tokenShownAgain,
+	},
+	{
+		Name:   "sign-out-keeps-session",
+		Breaks: "signing out clears the browser's cookie but not the session: the old cookie still works",
+		Tier:   FrontendOnly,
+		UI:     "@ui && @cap:authentication",
+		Request: func(_ *State, x *Exchange) *Response {
+			if x.Req.Method != http.MethodPost || x.Req.URL.Path != "/logout" {
+				return nil
+			}
+			h := http.Header{}
+			h.Set("Location", "/login")
+			h.Add("Set-Cookie", "catalogd_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
+			return &Response{Status: http.StatusSeeOther, Header: h}
+		},
+	},
+	{
+		Name:     "csrf-not-checked",
+		Breaks:   "the token form is accepted without its CSRF token (the server does not check it)",
+		Tier:     FrontendOnly,
+		UI:       "@ui && @cap:tokens",
+		Request:  csrfFillRequest,
+		Response: csrfRememberResponse,
+	},
+	{
+		Name:   "session-as-service-identity",
+		Breaks: "the frontend sends a signed-in browser's API requests on with its own service identity, not the user's session",
+		Tier:   FrontendOnly,
+		UI:     "@ui && @cap:authentication",
+		Request: func(s *State, x *Exchange) *Response {
+			if !strings.HasPrefix(x.Req.URL.Path, "/api/") || x.Req.Header.Get("Authorization") != "" || !hasSessionCookie(x) {
+				return nil
+			}
+			x.Req.Header.Set("Authorization", s.AdminAuthorization())
+			return nil
+		},
+	},
+	{
+		Name:   "graphiql-from-a-cdn",
+		Breaks: "the GraphiQL page loads its scripts from a CDN, which a deployment without the internet cannot reach",
+		Tier:   BothTiers,
+		UI:     "@ui && @cap:graphql",
+		Response: func(_ *State, x *Exchange, r *Response) {
+			if x.Req.URL.Path != "/api/graphiql" {
+				return
+			}
+			r.Body = bytes.ReplaceAll(r.Body, []byte(`"/assets/vendor/react.production.min.js"`), []byte(`"https://unpkg.com/react@18.3.1/umd/react.production.min.js"`))
+			r.Header.Del("Content-Security-Policy")
+		},
+	},
+	{
+		Name:   "graphiql-headers-ignored",
+		Breaks: "a signed-in browser's session replaces the Authorization header its GraphiQL sends",
+		Tier:   FrontendOnly,
+		UI:     "@ui && @cap:graphql",
+		Request: func(_ *State, x *Exchange) *Response {
+			if x.Req.URL.Path == "/api/graphql" && hasSessionCookie(x) {
+				x.Req.Header.Del("Authorization")
+			}
+			return nil
+		},
+	},
+}
+
+var (
+	httpOnly = regexp.MustCompile(`(?i);\s*HttpOnly`)
+	// addTokenDisabled is the "Generate new token" button's disabled
+	// attribute; group 1 is the button up to it.
+	addTokenDisabled = regexp.MustCompile(`(<button[^>]*data-testid="add-token-button"[^>]*?)\s+disabled(?:="[^"]*")?`)
+	// newTokenValue is the field of the tokens page that shows a new token.
+	newTokenValue = regexp.MustCompile(`<input[^>]*value="([^"]+)"[^>]*data-testid="new-token-value"[^>]*>`)
+	csrfField     = regexp.MustCompile(`name="csrf_token" value="([^"]+)"`)
+)
+
+func hasSessionCookie(x *Exchange) bool {
+	c, err := x.Req.Cookie("catalogd_session")
+	return err == nil && c.Value != ""
+}
+
+// sessionKey is what a fault remembers a browser's session by.
+func sessionKey(kind string, x *Exchange) string {
+	c, err := x.Req.Cookie("catalogd_session")
+	if err != nil {
+		return ""
+	}
+	return kind + "\x00" + c.Value
+}
+
+// tokenShownAgain keeps the field that shows a new token and puts it into
+// every later tokens page of the same session.
+func tokenShownAgain(s *State, x *Exchange, r *Response) {
+	if x.Req.URL.Path != "/settings/tokens" {
+		return
+	}
+	key := sessionKey("new-token", x)
+	if key == "" {
+		return
+	}
+	if x.Req.Method == http.MethodPost {
+		if field := newTokenValue.Find(r.Body); field != nil {
+			s.Remember(key, field)
+		}
+		return
+	}
+	field, ok := s.Recall(key)
+	if !ok || bytes.Contains(r.Body, []byte(`data-testid="new-token-value"`)) {
+		return
+	}
+	r.Body = bytes.Replace(r.Body, []byte(`<table class="tokens"`), append(append([]byte(nil), field...), []byte(`<table class="tokens"`)...), 1)
+}
+
+// csrfRememberResponse keeps the CSRF token of each session's pages.
+func csrfRememberResponse(s *State, x *Exchange, r *Response) {
+	if key := sessionKey("csrf", x); key != "" {
+		if m := csrfField.FindSubmatch(r.Body); m != nil {
+			s.Remember(key, m[1])
+		}
+	}
+}
+
+// csrfFillRequest gives a token form sent without a CSRF token the one the
+// session's page carried, as a server that does not check would behave.
+func csrfFillRequest(s *State, x *Exchange) *Response {
+	if x.Req.Method != http.MethodPost || !strings.HasPrefix(x.Req.URL.Path, "/settings/tokens") {
+		return nil
+	}
+	form, err := url.ParseQuery(string(x.Body))
+	if err != nil || form.Get("csrf_token") != "" {
+		return nil
+	}
+	token, ok := s.Recall(sessionKey("csrf", x))
+	if !ok {
+		return nil
+	}
+	form.Set("csrf_token", string(token))
+	x.Body = []byte(form.Encode())
+	return nil
+}
