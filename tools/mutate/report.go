@@ -132,8 +132,8 @@ func (r *report) summary() string {
 			}
 		}
 		if r.opts.faults || r.opts.unit {
-			fmt.Fprintf(&b, "  by the suite: %d (%.1f%%); after the suite passed, by the hardening tests (faults, abuse): %d, by the reference's unit tests: %d\n",
-				by[""], 100*float64(by[""])/float64(v), by[stageHardening], by[stageUnit])
+			fmt.Fprintf(&b, "  by the suite: %d (%.1f%%); after the suite passed, by the reference's unit tests: %d, by the suite's @ui scenarios in a browser: %d, by the hardening tests (faults, abuse): %d\n",
+				by[""], 100*float64(by[""])/float64(v), by[stageUnit], by[stageBrowser], by[stageHardening])
 		}
 	} else {
 		fmt.Fprintln(&b, "kill rate: n/a (no viable mutant ran)")

@@ -51,15 +51,26 @@ type result struct {
 	build  time.Duration
 	suite  time.Duration
 	detail string // what failed, the compiler's complaint, the tool's error
-	// stage is what killed it: "" for the suite, stageHardening or
-	// stageUnit when the suite passed and a later stage failed.
+	// stage is what killed it: "" for the suite, stageBrowser,
+	// stageHardening or stageUnit when the suite passed and a later stage
+	// failed.
 	stage string
 }
 
 // The stages that run after the suite lets a mutant through.
 const (
+	// stageBrowser: the suite's @ui scenarios, which drive a browser and
+	// take a minute; the suite runs without them first, since its other
+	// scenarios kill most mutants in seconds.
+	stageBrowser   = "browser"
 	stageHardening = "hardening"
 	stageUnit      = "unit"
+)
+
+// Without the browser, and only the browser: the two parts of the suite.
+var (
+	withoutBrowser = []string{"CATALOGSPEC_DISABLE=ui"}
+	browserOnly    = []string{"CATALOGSPEC_TAGS=@ui"}
 )
 
 func (r *result) total() time.Duration { return r.build + r.suite }
@@ -416,7 +427,7 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 	}
 
 	t = time.Now()
-	run, err := r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir)
+	run, err := r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, withoutBrowser...)
 	res.suite = time.Since(t)
 	switch {
 	case ctx.Err() != nil:
@@ -447,21 +458,33 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 	return res
 }
 
-// afterSuite runs the later stages on a mutant the suite let through: the
-// hardening tests against its catalogd, then the unit tests of the packages
-// that depend on the mutated file, built with the same overlay. It returns
-// the stage that failed ("" when all passed) and what it said.
+// afterSuite runs the later stages on a mutant the suite (without its @ui
+// scenarios) let through: the unit tests of the packages that depend on
+// the mutated file, built with the same overlay; the suite's @ui scenarios;
+// the hardening tests against its catalogd. It returns the stage that
+// failed ("" when all passed) and what it said.
 func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mutant) (stage, why string, err error) {
-	if r.faultsBin != "" {
-		f, err := r.faultTest(ctx, bin, dir)
-		if err != nil || !f.passed {
-			return stageHardening, "the hardening tests: " + f.why, err
-		}
-	}
+	// Cheapest first: the unit tests take seconds, the @ui scenarios and
+	// the hardening tests a minute each.
 	if r.unitDeps != nil {
 		u, err := r.unitTest(ctx, dir, overlay, m)
 		if err != nil || !u.passed {
 			return stageUnit, "the unit tests: " + u.why, err
+		}
+	}
+	ui, err := r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, browserOnly...)
+	switch {
+	case err != nil:
+		return stageBrowser, "", err
+	case ui.timedOut:
+		return stageBrowser, fmt.Sprintf("the @ui scenarios: no verdict within %s", r.o.timeout), nil
+	case !ui.passed:
+		return stageBrowser, "the @ui scenarios: " + ui.why, nil
+	}
+	if r.faultsBin != "" {
+		f, err := r.faultTest(ctx, bin, dir)
+		if err != nil || !f.passed {
+			return stageHardening, "the hardening tests: " + f.why, err
 		}
 	}
 	return "", "", nil
@@ -657,7 +680,7 @@ type suiteRun struct {
 
 // suite runs the conformance suite against the catalogd at bin, on a fresh
 // database called name, with reports and output in dir.
-func (r *runner) suite(ctx context.Context, bin, name, dir string) (suiteRun, error) {
+func (r *runner) suite(ctx context.Context, bin, name, dir string, env ...string) (suiteRun, error) {
 	run := suiteRun{log: filepath.Join(dir, "suite.log")}
 	dbURL, err := withDatabase(r.db.URL, name)
 	if err != nil {
@@ -687,6 +710,7 @@ func (r *runner) suite(ctx context.Context, bin, name, dir string) (suiteRun, er
 	cmd.Dir = filepath.Join(r.src, "steps")
 	cmd.Env = append(append([]string(nil), r.env...),
 		"CATALOGSPEC_CATALOGD="+bin, "DATABASE_URL="+dbURL, "CATALOGSPEC_REPORTS_DIR="+reports)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	err = runGroup(cmd)
 	var exit *exec.ExitError
