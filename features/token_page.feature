@@ -22,7 +22,7 @@ Feature: The access tokens page
     Then the page is titled "Manage Access Tokens" with a "Personal Access Tokens" section
     And the "Generate new token" button is enabled
 
-  @id:page-02 @must @core @exclusive
+  @id:page-02 @should @core @exclusive
   Scenario: Someone holding only MANAGE_ACCESS_TOKENS finds the button enabled
     Given no policy lets every user generate personal access tokens
     And Ann is granted MANAGE_ACCESS_TOKENS
@@ -83,7 +83,7 @@ Feature: The access tokens page
     Then the token shown is refused
     And the page no longer lists the token
 
-  @id:page-09 @should @core
+  @id:page-09 @must @core
   Scenario: Revoking asks first, and a revocation not confirmed leaves the token working
     Given Ann is signed in to the frontend in a browser
     And Ann has generated a token in the page

@@ -27,7 +27,7 @@ var uiExpected = map[string][]string{
 	"sign-out-keeps-session":         {"Signing out ends the session everywhere"},
 	"csrf-not-checked":               {"without its CSRF token is refused"},
 	"session-as-service-identity":    {"A session is held to its user's privileges"},
-	"graphiql-from-a-cdn":            {"GraphiQL answers a query as the person signed in"},
+	"graphiql-from-a-cdn":            {"GraphiQL loads and runs without leaving the service's own origin"},
 	"graphiql-headers-ignored":       {"GraphiQL sends the Authorization header"},
 }
 

@@ -63,6 +63,7 @@ var runFlags = []struct{ name, env, usage string }{
 	{"reports-dir", "CATALOGSPEC_REPORTS_DIR", "where report.html, results.json, junit.xml and cucumber.json go (default reports)"},
 	{"fail-fast", "CATALOGSPEC_FAIL_FAST", "1: stop at the first failing scenario"},
 	{"catalogd", "CATALOGSPEC_CATALOGD", "a built catalogd, for running the reference"},
+	{"browser", "CATALOGSPEC_BROWSER", "the Chromium the @ui scenarios drive, headless (default chromium on PATH)"},
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
