@@ -79,8 +79,7 @@ func registerUISteps(s stepRegistrar) {
 	s.Step(`^the page lists the token with its name and description$`, pageListsToken)
 	s.Step(`^the page lists the token as expiring (a day after today|\d+ days after today|never)$`, pageListsExpiry)
 	s.Step(`^the page no longer lists the token$`, pageNoLongerListsToken)
-	s.Step(`^`+who+` revokes the token in the page, confirming it$`, revokesInPage)
-	s.Step(`^`+who+` starts revoking the token in the page and cancels$`, startsRevokingAndCancels)
+	s.Step(`^`+who+` (revokes the token in the page, confirming it|starts revoking the token in the page and cancels)$`, revokesInPage)
 	s.Step(`^`+who+` opens the form that makes a token$`, opensTokenForm)
 	s.Step(`^the form has no field that names a user$`, formNamesNoUser)
 	s.Step(`^`+who+`'s browser sends the token form with a field naming `+who+` as the token's user$`, sendsFormNamingOther)
@@ -1062,22 +1061,18 @@ func (w *world) startRevoking(name string) (*browserPage, error) {
 	return b, nil
 }
 
-func revokesInPage(ctx context.Context, name string) error {
+// revokesInPage clicks the token's Revoke, then the confirmation's Revoke
+// or its Cancel.
+func revokesInPage(ctx context.Context, name, how string) error {
 	w := theWorld(ctx)
 	b, err := w.startRevoking(name)
 	if err != nil {
 		return err
+	}
+	if strings.HasPrefix(how, "starts") {
+		return w.click(b, `[data-testid="cancel-revoke-button"]`, "the confirmation's Cancel")
 	}
 	return w.click(b, `[data-testid="confirm-revoke-button"]`, "the confirmation's Revoke")
-}
-
-func startsRevokingAndCancels(ctx context.Context, name string) error {
-	w := theWorld(ctx)
-	b, err := w.startRevoking(name)
-	if err != nil {
-		return err
-	}
-	return w.click(b, `[data-testid="cancel-revoke-button"]`, "the confirmation's Cancel")
 }
 
 func opensTokenForm(ctx context.Context, name string) error {

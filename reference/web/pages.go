@@ -292,13 +292,24 @@ func (p *Pages) tokensPage(w http.ResponseWriter, r *http.Request) {
 	p.render(w, r, http.StatusOK, "tokens", d)
 }
 
-func (p *Pages) createToken(w http.ResponseWriter, r *http.Request) {
+// formPost returns the signed-in user of a form post whose CSRF token
+// matches, or answers the refusal itself and returns nil; notDone says
+// what the refused form did not do.
+func (p *Pages) formPost(w http.ResponseWriter, r *http.Request, notDone string) *signedIn {
 	s := p.signedInOrLogin(w, r)
 	if s == nil {
-		return
+		return nil
 	}
 	if !p.checkCSRF(r, s) {
-		p.problem(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again: no token was made.")
+		p.problem(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again: "+notDone)
+		return nil
+	}
+	return s
+}
+
+func (p *Pages) createToken(w http.ResponseWriter, r *http.Request) {
+	s := p.formPost(w, r, "no token was made.")
+	if s == nil {
 		return
 	}
 	d, err := p.tokensData(s)
@@ -341,12 +352,8 @@ func (p *Pages) createToken(w http.ResponseWriter, r *http.Request) {
 }
 
 func (p *Pages) revokeToken(w http.ResponseWriter, r *http.Request) {
-	s := p.signedInOrLogin(w, r)
+	s := p.formPost(w, r, "no token was revoked.")
 	if s == nil {
-		return
-	}
-	if !p.checkCSRF(r, s) {
-		p.problem(w, r, http.StatusForbidden, "This form has expired or did not come from this site. Go back, reload the page and try again: no token was revoked.")
 		return
 	}
 	if err := p.svc.RevokeAccessToken(s.ctx, r.PostFormValue("id")); err != nil {
