@@ -3,6 +3,8 @@ package web
 import (
 	"net/http"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/reference"
 )
 
 // graphiqlBundles are the third-party files `make assets` copies from the
@@ -25,7 +27,16 @@ func (p *Pages) GraphiQL() http.Handler {
 			// A catalogd built before `make assets` ran: say so, plainly.
 			status = http.StatusServiceUnavailable
 		}
-		p.render(w, r, status, "graphiql", graphiqlPage{layout: layout{Title: "GraphiQL"}, Built: p.graphiqlBuilt})
+		page := graphiqlPage{layout: layout{Title: "GraphiQL"}, Built: p.graphiqlBuilt}
+		// Reached through the frontend by a signed-in browser, whose session
+		// the frontend sent on as the bearer token: the page offers the
+		// frontend's navigation and sign-out, as its other pages do.
+		if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" && r.Header.Get("Authorization") == "Bearer "+c.Value {
+			if a, ok := reference.ActorFromContext(r.Context()); ok {
+				page.User, page.CSRF = a.URN.ID, p.csrfToken("session\x00"+c.Value)
+			}
+		}
+		p.render(w, r, status, "graphiql", page)
 	})
 }
 
