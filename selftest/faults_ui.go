@@ -10,9 +10,10 @@ import (
 
 // The browser pages' faults (SPEC.md, Browser pages): each is a mistake a
 // frontend could make in what it sends a browser or does with what a
-// browser sends. They run with the @ui scenarios of the feature named by
-// their UI tag expression only (a whole @ui run per fault would cost a
-// minute each); the clean runs run every scenario.
+// browser sends. Each runs with the @ui scenarios of its rule, both sides
+// of it (the one that must catch it and its allowed neighbour), named by
+// its UI tag expression: a whole @ui run per fault would cost most of a
+// minute. The first clean run runs every scenario.
 func init() {
 	Faults = append(Faults, uiFaults...)
 	for name, want := range uiExpected {
@@ -36,7 +37,7 @@ var uiFaults = []Fault{
 		Name:   "session-cookie-scriptable",
 		Breaks: "the session cookie is set without HttpOnly, so any script on the page can read it",
 		Tier:   FrontendOnly,
-		UI:     "@ui && @cap:authentication",
+		UI:     "@id:signin-06,@id:signin-01",
 		Response: func(_ *State, _ *Exchange, r *Response) {
 			cookies := r.Header.Values("Set-Cookie")
 			r.Header.Del("Set-Cookie")
@@ -49,7 +50,7 @@ var uiFaults = []Fault{
 		Name:   "generate-button-always-enabled",
 		Breaks: `the "Generate new token" button is enabled whatever the user may do, and whether token authentication is on or off`,
 		Tier:   FrontendOnly,
-		UI:     "@ui && @cap:tokens",
+		UI:     "@id:page-03,@id:page-04,@id:page-01",
 		Response: func(_ *State, x *Exchange, r *Response) {
 			if x.Req.URL.Path == "/settings/tokens" {
 				r.Body = addTokenDisabled.ReplaceAll(r.Body, []byte("$1"))
@@ -60,14 +61,14 @@ var uiFaults = []Fault{
 		Name:     "token-shown-again",
 		Breaks:   "the tokens page shows a new token again on every later visit, not only in the answer that made it",
 		Tier:     FrontendOnly,
-		UI:       "@ui && @cap:tokens",
+		UI:       "@id:page-06,@id:page-05",
 		Response: tokenShownAgain,
 	},
 	{
 		Name:   "sign-out-keeps-session",
 		Breaks: "signing out clears the browser's cookie but not the session: the old cookie still works",
 		Tier:   FrontendOnly,
-		UI:     "@ui && @cap:authentication",
+		UI:     "@id:signin-05",
 		Request: func(_ *State, x *Exchange) *Response {
 			if x.Req.Method != http.MethodPost || x.Req.URL.Path != "/logout" {
 				return nil
@@ -82,7 +83,7 @@ var uiFaults = []Fault{
 		Name:     "csrf-not-checked",
 		Breaks:   "the token form is accepted without its CSRF token (the server does not check it)",
 		Tier:     FrontendOnly,
-		UI:       "@ui && @cap:tokens",
+		UI:       "@id:page-13,@id:page-05",
 		Request:  csrfFillRequest,
 		Response: csrfRememberResponse,
 	},
@@ -90,7 +91,7 @@ var uiFaults = []Fault{
 		Name:   "session-as-service-identity",
 		Breaks: "the frontend sends a signed-in browser's API requests on with its own service identity, not the user's session",
 		Tier:   FrontendOnly,
-		UI:     "@ui && @cap:authentication",
+		UI:     "@id:signin-03,@id:signin-04",
 		Request: func(s *State, x *Exchange) *Response {
 			if !strings.HasPrefix(x.Req.URL.Path, "/api/") || x.Req.Header.Get("Authorization") != "" || !hasSessionCookie(x) {
 				return nil
@@ -103,7 +104,7 @@ var uiFaults = []Fault{
 		Name:   "graphiql-from-a-cdn",
 		Breaks: "the GraphiQL page loads its scripts from a CDN, which a deployment without the internet cannot reach",
 		Tier:   BothTiers,
-		UI:     "@ui && @cap:graphql",
+		UI:     "@id:giql-03,@id:giql-01",
 		Response: func(_ *State, x *Exchange, r *Response) {
 			if x.Req.URL.Path != "/api/graphiql" {
 				return
@@ -116,7 +117,7 @@ var uiFaults = []Fault{
 		Name:   "graphiql-headers-ignored",
 		Breaks: "a signed-in browser's session replaces the Authorization header its GraphiQL sends",
 		Tier:   FrontendOnly,
-		UI:     "@ui && @cap:graphql",
+		UI:     "@id:giql-02,@id:giql-01",
 		Request: func(_ *State, x *Exchange) *Response {
 			if x.Req.URL.Path == "/api/graphql" && hasSessionCookie(x) {
 				x.Req.Header.Del("Authorization")
