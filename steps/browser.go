@@ -339,12 +339,29 @@ func (p *browserPage) seen() []string {
 	return append([]string(nil), p.requests...)
 }
 
-// screenshot saves the page as it looks now into dir, named for the
-// scenario, and returns its path.
+// maskPageJS blanks every JWT the page shows (a new token in its field, a
+// token in GraphiQL's headers editor) before a screenshot: a report never
+// holds a token, in text or in pixels.
+const maskPageJS = `(() => {
+	const jwt = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
+	document.querySelectorAll("input, textarea").forEach(e => {
+		e.value = e.value.replace(jwt, "[masked]");
+		if (e.hasAttribute("value")) e.setAttribute("value", e.getAttribute("value").replace(jwt, "[masked]"));
+	});
+	const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_TEXT);
+	for (let n = walk.nextNode(); n; n = walk.nextNode()) { n.nodeValue = n.nodeValue.replace(jwt, "[masked]") }
+	return true
+})()`
+
+// screenshot saves the page as it looks now, every token on it masked, into
+// dir, named for the scenario, and returns its path.
 func (p *browserPage) screenshot(dir, name string) (string, error) {
 	var png []byte
 	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
 	defer cancel()
+	if err := chromedp.Run(ctx, chromedp.Evaluate(maskPageJS, new(bool))); err != nil {
+		return "", fmt.Errorf("masking the page's tokens: %w", err)
+	}
 	if err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
 		var err error
 		png, err = page.CaptureScreenshot().WithFormat(page.CaptureScreenshotFormatPng).Do(ctx)
