@@ -18,6 +18,7 @@ Feature: Signing in to the frontend
     When Ann signs in to the frontend in a browser
     Then the page shows that Ann is signed in
     And Ann's browser is answered on the GraphQL endpoint as Ann
+    And Ann's browser reads her own user through the frontend's entity path
 
   @id:signin-02 @must @core
   Scenario Outline: <attempt> signs no one in and does not say which part was wrong

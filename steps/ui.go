@@ -54,6 +54,7 @@ func registerUISteps(s stepRegistrar) {
 	s.Step(`^the page shows that `+who+` is signed in$`, pageShowsSignedIn)
 	s.Step(`^`+who+`'s browser is answered on the GraphQL endpoint as `+who+`$`, browserAnsweredAs)
 	s.Step(`^`+who+`'s browser is refused on the GraphQL endpoint$`, browserRefused)
+	s.Step(`^`+who+`'s browser reads `+own+` own user through the frontend's entity path$`, browserReadsOwnUser)
 	s.Step(`^`+who+`'s browser creates a tag through the frontend's GraphQL endpoint$`, browserCreatesTag)
 	s.Step(`^`+who+`'s browser is rejected as unauthorized$`, isRejectedAsUnauthorized)
 	s.Step(`^the cookies of `+who+`'s browser are kept$`, keepCookies)
@@ -471,6 +472,28 @@ func browserAnsweredAs(ctx context.Context, name, as string) error {
 		return err
 	}
 	return w.answerNames(a, w.person(as).urn)
+}
+
+// browserReadsOwnUser reads the person's corpuser entity from the page, at
+// the frontend's /api/gms/entities: the session stands for the user there
+// as on GraphQL.
+func browserReadsOwnUser(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	p := w.person(name)
+	path := "/api/gms/entities/" + url.PathEscape(p.urn)
+	var f fetchAnswer
+	js := fmt.Sprintf(`fetch(%q, {credentials: "same-origin"}).then(r => r.text().then(t => ({status: r.status, contentType: r.headers.get("Content-Type") || "", body: t})))`, path)
+	if err := b.eval(js, &f); err != nil {
+		return w.uiFail(b, "reading %s from %s's page: %v", path, name, err)
+	}
+	if f.Status != http.StatusOK || !strings.Contains(f.Body, `"urn":"`+p.urn+`"`) {
+		return w.uiFail(b, "GET %s from %s's page answered %d: %s; expected %s's user", path, name, f.Status, truncate(f.Body), name)
+	}
+	return nil
 }
 
 func browserRefused(ctx context.Context, name string) error {
