@@ -51,7 +51,7 @@ conformance: build
 	CATALOGSPEC_CATALOGD=$(CATALOGD) $(SUITE) run
 
 # Every test but the suite: the reference's tests and the suite's own.
-unit:
+unit: assets
 	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest|TestURLMode)$$' ./...
 
 # The suite against the reference behind a proxy that injects one fault at a

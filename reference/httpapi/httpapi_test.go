@@ -442,3 +442,19 @@ func TestEveryResolverReportsAStoreFailure(t *testing.T) {
 		}
 	}
 }
+
+// A server built without browser pages says so at /api/graphiql, behind
+// the same authentication as every API path.
+func TestGraphiQLWithoutPagesIsNotImplemented(t *testing.T) {
+	tr := start(t, true)
+	if r := do(t, "GET", tr.gms.URL+"/api/graphiql", "", "", ""); r.status != http.StatusUnauthorized {
+		t.Errorf("without a token: %d, want 401", r.status)
+	}
+	r := do(t, "GET", tr.gms.URL+"/api/graphiql", tr.rootToken, "", "")
+	if r.status != http.StatusNotImplemented || !strings.Contains(r.body, "/api/graphql") || r.header.Get("Content-Type") != "application/json" {
+		t.Errorf("with a token, no pages: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	if r := do(t, "GET", tr.gms.URL+"/assets/catalogd.css", "", "", ""); r.status != http.StatusNotFound {
+		t.Errorf("assets without pages: %d, want 404", r.status)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -174,6 +175,35 @@ func TestServeAndFirstToken(t *testing.T) {
 		res.Body.Close()
 		if res.StatusCode != 200 {
 			t.Errorf("%s with the first token: %d", base, res.StatusCode)
+		}
+	}
+
+	// GraphiQL on the metadata service, for a client with a token: the
+	// page, and every script and stylesheet it names, from the service
+	// itself and without a token (a browser sends none for them).
+	req, _ := http.NewRequest("GET", urls["gms"]+"/api/graphiql", nil)
+	req.Header.Set("Authorization", "Bearer "+raw)
+	page, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	if page.StatusCode != 200 {
+		t.Fatalf("GraphiQL at the metadata service: %d (GraphiQL's bundles are built by make assets): %.300s", page.StatusCode, body)
+	}
+	assets := regexp.MustCompile(`(?:src|href)="(/assets/[^"]+)"`).FindAllStringSubmatch(string(body), -1)
+	if len(assets) < 5 {
+		t.Errorf("the GraphiQL page names %d assets, want its scripts and stylesheets: %s", len(assets), body)
+	}
+	for _, a := range assets {
+		res, err := http.Get(urls["gms"] + a[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != 200 {
+			t.Errorf("%s at the metadata service: %d", a[1], res.StatusCode)
 		}
 	}
 
