@@ -8,6 +8,7 @@ import (
 
 	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/jwt"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
 )
 
 // withPassword gives u a password the way the frontend does: a reset token
@@ -199,5 +200,41 @@ func TestResetTokensAreTheManagersToGiveAndWorkOnce(t *testing.T) {
 	f.now = f.now.Add(24*time.Hour + time.Second)
 	if err := f.svc.ResetNativeUserCredentials(ctx, ann.ID, "late", reset); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
 		t.Errorf("an expired reset token: %v", err)
+	}
+}
+
+// A session store that cannot reach its database says so: a failure is
+// never taken for "no such session" (which would sign people out, or let a
+// signed-out session be judged without its record).
+func TestSessionStoreFailuresAreNotAbsence(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ann := f.user(t)
+	f.withPassword(t, ann, "pw")
+	raw, sess, err := f.svc.SignIn(ctx, ann.ID, "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, _ := pgtest.Fresh(t)
+	closed.Close()
+	if err := closed.CreateSession(ctx, sess); err == nil {
+		t.Error("CreateSession over a closed pool: no error")
+	}
+	if _, err := closed.Session(ctx, sess.ID); err == nil || reference.ErrorCodeOf(err) == reference.ENOTFOUND {
+		t.Errorf("Session over a closed pool: %v, want an error other than NOT_FOUND", err)
+	}
+	if _, err := closed.DeleteSession(ctx, sess.ID); err == nil {
+		t.Error("DeleteSession over a closed pool: no error")
+	}
+	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := reference.NewService(closed, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt")})
+	if _, err := cut.Authenticate(ctx, raw); err == nil || reference.ErrorCodeOf(err) == reference.EUNAUTHENTICATED {
+		t.Errorf("a session checked against a database that does not answer: %v, want an error other than UNAUTHENTICATED", err)
+	}
+	if err := cut.SignOut(ctx, raw); err == nil {
+		t.Error("signing out against a database that does not answer reported no error")
 	}
 }
