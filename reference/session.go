@@ -36,7 +36,7 @@ const DefaultSessionLifetime = 24 * time.Hour
 // its id (TokenID: the hash of the token and the salt).
 type Session struct {
 	ID        string
-	ActorURN  URN
+	ActorURN  string // the user's URN, as written
 	CreatedAt time.Time
 	ExpiresAt time.Time
 }
@@ -47,9 +47,9 @@ type SessionStore interface {
 	CreateSession(ctx context.Context, s Session) error
 	// Session returns the session with id; ENOTFOUND when there is none.
 	Session(ctx context.Context, id string) (Session, error)
-	// DeleteSession removes the session with id, and every expired session;
-	// false when there was no session with id.
-	DeleteSession(ctx context.Context, id string) (bool, error)
+	// DeleteSession removes the session with id, if there is one, and every
+	// expired session.
+	DeleteSession(ctx context.Context, id string) error
 }
 
 // Passwords are bcrypt hashes; bcrypt reads at most 72 bytes, so a longer
@@ -127,7 +127,7 @@ func (s *Service) SignIn(ctx context.Context, username, password string) (string
 		return "", Session{}, fmt.Errorf("sign session: %w", err)
 	}
 	// The record's dates are whole milliseconds, as the store keeps them.
-	sess := Session{ID: TokenID(raw, s.cfg.Salt), ActorURN: urn, CreatedAt: now.Truncate(time.Millisecond), ExpiresAt: now.Add(lifetime).Truncate(time.Millisecond)}
+	sess := Session{ID: TokenID(raw, s.cfg.Salt), ActorURN: urn.String(), CreatedAt: now.Truncate(time.Millisecond), ExpiresAt: now.Add(lifetime).Truncate(time.Millisecond)}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
 		return "", Session{}, err
 	}
@@ -141,8 +141,7 @@ func (s *Service) SignOut(ctx context.Context, raw string) error {
 	if err != nil || claims.Type != TokenTypeSession {
 		return nil
 	}
-	_, err = s.store.DeleteSession(ctx, TokenID(raw, s.cfg.Salt))
-	return err
+	return s.store.DeleteSession(ctx, TokenID(raw, s.cfg.Salt))
 }
 
 // session checks that the session token raw, of claims, is on record, for
@@ -152,7 +151,7 @@ func (s *Service) session(ctx context.Context, raw string, actor URN) error {
 	if err != nil {
 		return err
 	}
-	if sess.ActorURN != actor || !s.cfg.Now().Before(sess.ExpiresAt) {
+	if sess.ActorURN != actor.String() || !s.cfg.Now().Before(sess.ExpiresAt) {
 		return Errorf(ENOTFOUND, "no such session")
 	}
 	return nil
