@@ -83,11 +83,8 @@ var noPasswordHash = sync.OnceValue(func() []byte {
 // usernameURN is the URN of the user called username, when that is a
 // username at all.
 func usernameURN(username string) (URN, bool) {
-	if username == "" {
-		return URN{}, false
-	}
 	urn, err := ParseURN(UserURN(username).String())
-	return urn, err == nil && urn.ID == username
+	return urn, err == nil
 }
 
 // SignIn checks username and password and opens a session: it returns the
