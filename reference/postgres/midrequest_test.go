@@ -92,6 +92,27 @@ func (s *faultyStore) Secret(ctx context.Context, name string, generate func() (
 	return s.Store.Secret(ctx, name, generate)
 }
 
+func (s *faultyStore) CreateSession(ctx context.Context, sess reference.Session) error {
+	if err := s.call("CreateSession"); err != nil {
+		return err
+	}
+	return s.Store.CreateSession(ctx, sess)
+}
+
+func (s *faultyStore) Session(ctx context.Context, id string) (reference.Session, error) {
+	if err := s.call("Session"); err != nil {
+		return reference.Session{}, err
+	}
+	return s.Store.Session(ctx, id)
+}
+
+func (s *faultyStore) DeleteSession(ctx context.Context, id string) error {
+	if err := s.call("DeleteSession"); err != nil {
+		return err
+	}
+	return s.Store.DeleteSession(ctx, id)
+}
+
 // operation is one call of the service, with what it needs made fresh
 // (through the healthy service) for every attempt.
 type operation struct {
@@ -122,6 +143,34 @@ func midRequestOperations() []operation {
 		{"Authenticate", func(t *testing.T, f *fixture) func(*reference.Service) error {
 			raw, _ := f.token(t, f.user(t), "ONE_HOUR")
 			return func(svc *reference.Service) error { _, err := svc.Authenticate(context.Background(), raw); return err }
+		}},
+		{"Authenticate a session", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.withPassword(t, u, "pw")
+			raw, _, err := f.svc.SignIn(context.Background(), u.ID, "pw")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(svc *reference.Service) error { _, err := svc.Authenticate(context.Background(), raw); return err }
+		}},
+		{"SignIn", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.withPassword(t, u, "pw")
+			return func(svc *reference.Service) error { _, _, err := svc.SignIn(context.Background(), u.ID, "pw"); return err }
+		}},
+		{"CreateNativeUserResetToken", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			return func(svc *reference.Service) error { _, err := svc.CreateNativeUserResetToken(root, u.String()); return err }
+		}},
+		{"ResetNativeUserCredentials", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			reset, err := f.svc.CreateNativeUserResetToken(root, u.String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(svc *reference.Service) error {
+				return svc.ResetNativeUserCredentials(context.Background(), u.ID, "pw", reset)
+			}
 		}},
 		{"ActorFor", func(t *testing.T, f *fixture) func(*reference.Service) error {
 			u := f.user(t)
