@@ -156,11 +156,17 @@ func midRequestOperations() []operation {
 		{"SignIn", func(t *testing.T, f *fixture) func(*reference.Service) error {
 			u := f.user(t)
 			f.withPassword(t, u, "pw")
-			return func(svc *reference.Service) error { _, _, err := svc.SignIn(context.Background(), u.ID, "pw"); return err }
+			return func(svc *reference.Service) error {
+				_, _, err := svc.SignIn(context.Background(), u.ID, "pw")
+				return err
+			}
 		}},
 		{"CreateNativeUserResetToken", func(t *testing.T, f *fixture) func(*reference.Service) error {
 			u := f.user(t)
-			return func(svc *reference.Service) error { _, err := svc.CreateNativeUserResetToken(root, u.String()); return err }
+			return func(svc *reference.Service) error {
+				_, err := svc.CreateNativeUserResetToken(root, u.String())
+				return err
+			}
 		}},
 		{"ResetNativeUserCredentials", func(t *testing.T, f *fixture) func(*reference.Service) error {
 			u := f.user(t)
