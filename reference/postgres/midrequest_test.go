@@ -145,12 +145,7 @@ func midRequestOperations() []operation {
 			return func(svc *reference.Service) error { _, err := svc.Authenticate(context.Background(), raw); return err }
 		}},
 		{"Authenticate a session", func(t *testing.T, f *fixture) func(*reference.Service) error {
-			u := f.user(t)
-			f.withPassword(t, u, "pw")
-			raw, _, err := f.svc.SignIn(context.Background(), u.ID, "pw")
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, raw, _ := f.signedIn(t)
 			return func(svc *reference.Service) error { _, err := svc.Authenticate(context.Background(), raw); return err }
 		}},
 		{"SignIn", func(t *testing.T, f *fixture) func(*reference.Service) error {

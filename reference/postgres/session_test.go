@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/catalogspec/catalogspec/reference"
-	"github.com/catalogspec/catalogspec/reference/jwt"
 	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
 )
 
@@ -22,6 +21,18 @@ func (f *fixture) withPassword(t *testing.T, u reference.URN, password string) {
 	if err := f.svc.ResetNativeUserCredentials(context.Background(), u.ID, password, reset); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// signedIn makes a user with a password and signs them in.
+func (f *fixture) signedIn(t *testing.T) (reference.URN, string, reference.Session) {
+	t.Helper()
+	u := f.user(t)
+	f.withPassword(t, u, "pw")
+	raw, sess, err := f.svc.SignIn(context.Background(), u.ID, "pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, raw, sess
 }
 
 func TestSignInOpensASessionThatActsAsTheUser(t *testing.T) {
@@ -128,23 +139,13 @@ func TestSignOutEndsTheSessionOnly(t *testing.T) {
 func TestSessionsSurviveARestartAndExpire(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann := f.user(t)
-	f.withPassword(t, ann, "pw")
-	raw, sess, err := f.svc.SignIn(ctx, ann.ID, "pw")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ann, raw, sess := f.signedIn(t)
 	// Another Service over the same database: a restart, or a replica.
-	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	now := f.now
-	again := reference.NewService(testDB, reference.Config{AuthEnabled: true, Codec: codec.WithClock(func() time.Time { return now }), Salt: []byte("salt"), Now: func() time.Time { return now }})
+	again := f.over(t, testDB)
 	if a, err := again.Authenticate(ctx, raw); err != nil || a.URN != ann {
 		t.Fatalf("after a restart: %v, %v", a, err)
 	}
-	now = sess.ExpiresAt.Add(time.Second)
+	f.now = sess.ExpiresAt.Add(time.Second)
 	if _, err := again.Authenticate(ctx, raw); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
 		t.Errorf("an expired session: %v, want UNAUTHENTICATED", err)
 	}
@@ -209,12 +210,7 @@ func TestResetTokensAreTheManagersToGiveAndWorkOnce(t *testing.T) {
 func TestSessionStoreFailuresAreNotAbsence(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann := f.user(t)
-	f.withPassword(t, ann, "pw")
-	raw, sess, err := f.svc.SignIn(ctx, ann.ID, "pw")
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, raw, sess := f.signedIn(t)
 	closed, _ := pgtest.Fresh(t)
 	closed.Close()
 	if err := closed.CreateSession(ctx, sess); err == nil {
@@ -226,11 +222,7 @@ func TestSessionStoreFailuresAreNotAbsence(t *testing.T) {
 	if err := closed.DeleteSession(ctx, sess.ID); err == nil {
 		t.Error("DeleteSession over a closed pool: no error")
 	}
-	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := reference.NewService(closed, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt")})
+	cut := f.over(t, closed)
 	if _, err := cut.Authenticate(ctx, raw); err == nil || reference.ErrorCodeOf(err) == reference.EUNAUTHENTICATED {
 		t.Errorf("a session checked against a database that does not answer: %v, want an error other than UNAUTHENTICATED", err)
 	}
