@@ -267,7 +267,7 @@ func (p *Pages) tokensData(s *signedIn) (tokensPage, error) {
 	return d, nil
 }
 
-func (p *Pages) tokensPage(w http.ResponseWriter, r *http.Request) {
+func (p *Pages) showTokens(w http.ResponseWriter, r *http.Request) {
 	s := p.signedInOrLogin(w, r)
 	if s == nil {
 		return

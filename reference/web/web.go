@@ -90,7 +90,7 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /login", p.login)
 	mux.HandleFunc("POST /logout", p.logout)
 	mux.HandleFunc("POST /resetNativeUserCredentials", p.resetCredentials)
-	mux.HandleFunc("GET /settings/tokens", p.tokensPage)
+	mux.HandleFunc("GET /settings/tokens", p.showTokens)
 	mux.HandleFunc("POST /settings/tokens", p.createToken)
 	mux.HandleFunc("POST /settings/tokens/revoke", p.revokeToken)
 	mux.Handle("GET /assets/", p.Assets())
