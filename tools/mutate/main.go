@@ -41,6 +41,14 @@
 //	go run ./tools/mutate -ids m042,m107             # these, e.g. survivors again
 //	go run ./tools/mutate -budget 30m -jobs 2        # as many as fit in 30 minutes
 //
+// The clean run records with Go's coverage what each stage (the suite, its
+// @ui scenarios, the hardening tests, each package's unit tests) runs of the
+// reference; a stage is skipped for a mutant whose line it never ran, and a
+// mutant no stage runs is a survivor once it compiles. Every verdict goes to
+// mutation/journal.jsonl as it comes; a later run of the same snapshot (the
+// same files and options) takes them and runs only the rest, so a complete
+// run can be made in parts (-budget, or Ctrl-C, then the same command again).
+//
 // mutation/equivalent.txt lists mutants known to be equivalent; they are
 // not run and not counted. The kill rate is killed / (viable − equivalent),
 // where a mutant that hits -timeout counts as killed (and is listed).
@@ -95,6 +103,20 @@ type options struct {
 	faults      bool
 	unit        bool
 	recheck     string
+	coverage    bool
+	journal     string
+}
+
+// settings are the options and variables that bear on verdicts: a journal
+// written with others is not taken.
+func (o options) settings() string {
+	s := fmt.Sprintf("faults=%v unit=%v coverage=%v timeout=%s", o.faults, o.unit, o.coverage, o.timeout)
+	for _, k := range passedVariables {
+		if v := os.Getenv(k); v != "" {
+			s += " " + k + "=" + v
+		}
+	}
+	return s
 }
 
 func main() {
@@ -107,6 +129,8 @@ func run() int {
 	flag.IntVar(&o.jobs, "jobs", 1, "mutants built and run at once")
 	flag.BoolVar(&o.faults, "faults", true, "run the reference's hardening tests (PostgreSQL stopped and frozen, hostile documents, slow connections, bad input) on each mutant the suite lets through")
 	flag.BoolVar(&o.unit, "unit", true, "run the reference's unit tests (start-up, restart, a store failing mid-request, the domain's own checks), built with the mutant, on each mutant the suite and the hardening tests let through")
+	flag.BoolVar(&o.coverage, "coverage", true, "record what each stage (the suite, the @ui scenarios, the hardening tests, each package's unit tests) runs of the reference in the clean run, and skip a stage for a mutant whose line it never ran; a mutant no stage runs is a survivor")
+	flag.StringVar(&o.journal, "journal", "mutation/journal.jsonl", "append each verdict here, and take the verdicts it holds from earlier runs of the same snapshot (the same files and options) instead of running those mutants again, so that a run interrupted or stopped by its budget goes on where it stopped (\"\": neither)")
 	flag.StringVar(&o.recheck, "recheck", "", "run the mutants -equivalent lists instead of the others, to see whether their listing still holds: \"all\", or those whose reason starts with this text (e.g. unreachable)")
 	flag.StringVar(&o.files, "files", "", "only mutants in these files: comma-separated globs on the path from the module root (e.g. reference/urn.go,reference/httpapi/*.go)")
 	flag.IntVar(&o.sample, "sample", 0, "run only N mutants, spread evenly over the selection (deterministic)")
@@ -197,6 +221,16 @@ func run() int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.journal != "" && o.sample == 0 {
+		path := resolve(root, o.journal)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
+			r.journal, err = openJournal(path, r.snapshot, r.revision, o.settings(), r.started)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mutate: the journal:", err)
+			return 2
+		}
+	}
 	if err := r.start(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "mutate:", err)
 		return 2

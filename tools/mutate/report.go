@@ -63,6 +63,12 @@ type report struct {
 	selected   int       // mutants the -files selection holds
 	total      int       // mutants in all
 	counts     map[status]int
+	// From the journal: verdicts taken from earlier runs of this snapshot,
+	// how many runs and how long they took, when the first began.
+	taken          int
+	earlierRuns    int
+	earlierElapsed time.Duration
+	firstStarted   string
 }
 
 func (r *report) count() map[status]int {
@@ -110,6 +116,9 @@ func (r *report) summary() string {
 		fmt.Fprintf(&b, ", a sample of %d", r.opts.sample)
 	}
 	fmt.Fprintf(&b, "; %d run, %d not started", len(r.results), len(r.notStarted))
+	if r.taken > 0 {
+		fmt.Fprintf(&b, " (%d of those run by %d earlier run(s) of this snapshot, from the journal)", r.taken, r.earlierRuns)
+	}
 	if len(r.notStarted) > 0 && r.stopped != "" {
 		fmt.Fprintf(&b, " (%s)", r.stopped)
 	}
@@ -153,6 +162,10 @@ func (r *report) summary() string {
 	}
 	fmt.Fprintf(&b, "elapsed: %s (setup and clean run included; clean run: build %.1fs, suite %.1fs)\n",
 		r.elapsed.Round(time.Second), r.cleanBuild.Seconds(), r.cleanSuite.Seconds())
+	if r.earlierRuns > 0 {
+		fmt.Fprintf(&b, "with the earlier runs of this snapshot (the first began %s): %d runs, %s in all\n",
+			r.firstStarted, r.earlierRuns+1, (r.earlierElapsed + r.elapsed).Round(time.Second))
+	}
 	if nb > 0 && ns > 0 {
 		fmt.Fprintf(&b, "per mutant: build %.1fs + suite %.1fs = %.1fs on average, -jobs %d\n",
 			build.Seconds()/float64(nb), suite.Seconds()/float64(ns), build.Seconds()/float64(nb)+suite.Seconds()/float64(ns), r.opts.jobs)
@@ -201,6 +214,9 @@ func (r *report) String() string {
 		fmt.Fprintf(&b, "  %s %-36s %-44s %-16s %5.1fs (build %4.1fs)", m.Name(), m.Pos(), m.Desc, res.status, res.total().Seconds(), res.build.Seconds())
 		if res.detail != "" {
 			fmt.Fprintf(&b, "  %s", res.detail)
+		}
+		if res.resumed {
+			fmt.Fprint(&b, "  [an earlier run's verdict]")
 		}
 		fmt.Fprintln(&b)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
@@ -55,6 +57,9 @@ type result struct {
 	// stageHardening or stageUnit when the suite passed and a later stage
 	// failed.
 	stage string
+	// resumed: the verdict of an earlier run of the same snapshot, taken
+	// from the journal.
+	resumed bool
 }
 
 // The stages that run after the suite lets a mutant through.
@@ -98,10 +103,13 @@ type runner struct {
 	// tests depend on; nil with -unit=false.
 	unitDeps   map[string]map[string]bool
 	modulePath string
+	cov        coverage // what each stage ran in the clean run
 	db         *pgprovider.Database
 	started    time.Time
 	env        []string // the suite's environment, without the per-run variables
 	revision   string   // git revision of the module when it was snapshotted
+	snapshot   string   // digest of the snapshot's files: what a journal is for
+	journal    *journal // results as they come, to resume an interrupted run; nil without
 
 	mu sync.Mutex // serialises progress lines
 }
@@ -121,16 +129,18 @@ func newRunner(root string, o options) (_ *runner, err error) {
 	}
 	r.src = filepath.Join(r.work, "src")
 	r.revision = gitRevision(root)
-	if err := copyTree(root, r.src); err != nil {
+	if r.snapshot, err = copyTree(root, r.src); err != nil {
 		r.close()
 		return nil, fmt.Errorf("copying the module: %w", err)
 	}
 	return r, nil
 }
 
-// copyTree copies the regular files and directories under from to to.
-func copyTree(from, to string) error {
-	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+// copyTree copies the regular files and directories under from to to, and
+// returns a digest of what it copied (paths, modes and contents).
+func copyTree(from, to string) (string, error) {
+	h := sha256.New()
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -154,10 +164,13 @@ func copyTree(from, to string) error {
 			if err != nil {
 				return err
 			}
+			fmt.Fprintf(h, "%s\x00%o\x00%d\x00", filepath.ToSlash(rel), info.Mode().Perm(), len(b))
+			h.Write(b)
 			return os.WriteFile(dst, b, info.Mode().Perm())
 		}
 		return nil // symlinks, sockets: nothing the build needs
 	})
+	return hex.EncodeToString(h.Sum(nil))[:16], err
 }
 
 // start builds the suite's test binary and gets PostgreSQL.
@@ -177,6 +190,11 @@ func (r *runner) start(ctx context.Context) error {
 		fmt.Printf("fault test built in %.1fs\n", time.Since(t).Seconds())
 	}
 
+	out, err := r.goCmd(ctx, "list", "-m").Output()
+	if err != nil {
+		return fmt.Errorf("go list -m: %w", err)
+	}
+	r.modulePath = strings.TrimSpace(string(out))
 	if r.o.unit {
 		if err := r.listUnitDeps(ctx); err != nil {
 			return err
@@ -185,7 +203,6 @@ func (r *runner) start(ctx context.Context) error {
 
 	t = time.Now()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	var err error
 	r.db, err = pgprovider.Provide(ctx, pgprovider.Options{Logger: logger})
 	if err != nil {
 		return err
@@ -205,13 +222,17 @@ func (r *runner) start(ctx context.Context) error {
 		}
 	}
 	r.env = append(r.env, "NO_COLOR=1", "CATALOGSPEC_FORMAT=progress", "CATALOGSPEC_FAIL_FAST=1")
-	for _, k := range []string{"CATALOGSPEC_TAGS", "CATALOGSPEC_SEED", "CATALOGSPEC_CONCURRENCY", "CATALOGSPEC_PROPAGATION_TIMEOUT"} {
+	for _, k := range passedVariables {
 		if v := os.Getenv(k); v != "" {
 			fmt.Printf("note: %s=%s is passed to every run\n", k, v)
 		}
 	}
 	return nil
 }
+
+// passedVariables are the suite's settings a person may give a run; every
+// mutant's suite gets them.
+var passedVariables = []string{"CATALOGSPEC_TAGS", "CATALOGSPEC_SEED", "CATALOGSPEC_CONCURRENCY", "CATALOGSPEC_PROPAGATION_TIMEOUT"}
 
 func (r *runner) close() {
 	if r.db != nil {
@@ -240,71 +261,39 @@ func (r *runner) goCmd(ctx context.Context, args ...string) *exec.Cmd {
 func (r *runner) runAll(ctx context.Context, ms []*Mutant) (*report, error) {
 	rep := &report{opts: r.o, started: r.started, root: r.root, revision: r.revision}
 
-	// The clean run: the unmutated reference must pass.
-	cleanDir := filepath.Join(r.work, "clean")
-	if err := os.MkdirAll(cleanDir, 0o755); err != nil {
+	// Verdicts that earlier runs of this snapshot reached stand.
+	results := make([]*result, len(ms))
+	taken := 0
+	for i, m := range ms {
+		if res, ok := r.journal.taken(m); ok {
+			results[i] = res
+			taken++
+		}
+	}
+	if r.journal != nil {
+		rep.earlierElapsed, rep.earlierRuns, rep.firstStarted = r.journal.earlierElapsed, r.journal.earlierRuns, r.journal.firstStarted
+		rep.taken = taken
+		if taken > 0 {
+			fmt.Printf("journal %s: %d verdict(s) from %d earlier run(s) of this snapshot since %s; %d mutant(s) left\n",
+				r.journal.path, taken, r.journal.earlierRuns, r.journal.firstStarted, len(ms)-taken)
+		}
+	}
+	if taken == len(ms) {
+		fmt.Println("every selected mutant has its verdict: nothing to run")
+	} else if err := r.cleanRun(ctx, rep); err != nil {
 		return nil, err
 	}
-	t := time.Now()
-	bin := filepath.Join(cleanDir, "catalogd")
-	if out, err := r.goCmd(ctx, "build", "-trimpath", "-ldflags=-s -w", "-o", bin, catalogdPkg).CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("building the unmutated catalogd: %v\n%s", err, out)
-	}
-	rep.cleanBuild = time.Since(t)
-	t = time.Now()
-	out, err := r.suite(ctx, bin, "m_0", cleanDir)
-	rep.cleanSuite = time.Since(t)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("clean run: %w", err)
-	case out.timedOut:
-		r.o.keep = true // for a person to read the logs
-		return nil, &cleanRunError{detail: fmt.Sprintf("the suite did not finish within -timeout %s", r.o.timeout), log: out.log}
-	case !out.passed:
-		r.o.keep = true
-		return nil, &cleanRunError{detail: "the suite fails against the unmutated reference (" + out.why + ")", log: out.log}
-	}
-	if r.faultsBin != "" {
-		t = time.Now()
-		f, err := r.faultTest(ctx, bin, cleanDir)
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("clean run of the fault test: %w", err)
-		case !f.passed:
-			r.o.keep = true
-			return nil, &cleanRunError{detail: "the fault test fails against the unmutated reference (" + f.why + ")", log: f.log}
-		}
-		fmt.Printf("clean fault test passed in %.1fs\n", time.Since(t).Seconds())
-	}
-	if r.unitDeps != nil {
-		t = time.Now()
-		empty := filepath.Join(cleanDir, "overlay.json")
-		if err := os.WriteFile(empty, []byte(`{"Replace":{}}`), 0o644); err != nil {
-			return nil, err
-		}
-		u, err := r.unitTest(ctx, cleanDir, empty, &Mutant{File: "reference/x.go"})
-		switch {
-		case err != nil:
-			return nil, fmt.Errorf("clean run of the unit tests: %w", err)
-		case !u.passed:
-			r.o.keep = true
-			return nil, &cleanRunError{detail: "the unit tests fail on the unmutated reference (" + u.why + ")", log: u.log}
-		}
-		fmt.Printf("clean unit tests passed in %.1fs\n", time.Since(t).Seconds())
-	}
-	fmt.Printf("clean run passed: build %.1fs, suite %.1fs (%s)\n", rep.cleanBuild.Seconds(), rep.cleanSuite.Seconds(), out.why)
-	if !r.o.keep {
-		_ = os.RemoveAll(cleanDir)
-	}
-	fmt.Printf("running %d mutant(s), %d at a time, budget %s, timeout %s each\n\n", len(ms), r.o.jobs, budgetText(r.o.budget), r.o.timeout)
+	fmt.Printf("running %d mutant(s), %d at a time, budget %s, timeout %s each\n\n", len(ms)-taken, r.o.jobs, budgetText(r.o.budget), r.o.timeout)
 
 	// Each worker takes the next mutant, unless the budget is spent or the
 	// run interrupted: no mutant starts after that.
-	results := make([]*result, len(ms))
-	nextIndex, done := 0, 0
+	nextIndex, done := 0, taken
 	take := func() (int, bool) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
+		for nextIndex < len(ms) && results[nextIndex] != nil {
+			nextIndex++
+		}
 		switch {
 		case nextIndex >= len(ms):
 			return 0, false
@@ -332,6 +321,9 @@ func (r *runner) runAll(ctx context.Context, ms []*Mutant) (*report, error) {
 					return
 				}
 				res := r.mutant(ctx, ms[i])
+				if err := r.journal.record(res); err != nil {
+					fmt.Fprintln(os.Stderr, "mutate:", err)
+				}
 				r.mu.Lock()
 				results[i] = res
 				done++
@@ -350,6 +342,9 @@ func (r *runner) runAll(ctx context.Context, ms []*Mutant) (*report, error) {
 		rep.results = append(rep.results, res)
 	}
 	rep.elapsed = time.Since(r.started)
+	if err := r.journal.end(rep.elapsed); err != nil {
+		fmt.Fprintln(os.Stderr, "mutate:", err)
+	}
 	return rep, nil
 }
 
@@ -426,8 +421,17 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 		return res
 	}
 
+	// A stage that never ran the mutated line in the clean run cannot see
+	// the mutant; one that ran nothing of it leaves it a survivor.
+	if !r.cov.suite.runs(m) && !r.laterStagesRun(m) {
+		res.status, res.detail = statusSurvived, "no test runs this code (the clean run's coverage)"
+		return res
+	}
+	run := suiteRun{passed: true}
 	t = time.Now()
-	run, err := r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, withoutBrowser...)
+	if r.cov.suite.runs(m) {
+		run, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, withoutBrowser...)
+	}
 	res.suite = time.Since(t)
 	switch {
 	case ctx.Err() != nil:
@@ -458,6 +462,15 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 	return res
 }
 
+// laterStagesRun reports whether any stage after the suite ran the
+// mutant's line in the clean run.
+func (r *runner) laterStagesRun(m *Mutant) bool {
+	if r.cov.ui.runs(m) || (r.faultsBin != "" && r.cov.hardening.runs(m)) {
+		return true
+	}
+	return len(r.unitPackagesFor(m)) > 0
+}
+
 // afterSuite runs the later stages on a mutant the suite (without its @ui
 // scenarios) let through: the unit tests of the packages that depend on
 // the mutated file, built with the same overlay; the suite's @ui scenarios;
@@ -472,7 +485,10 @@ func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mu
 			return stageUnit, "the unit tests: " + u.why, err
 		}
 	}
-	ui, err := r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, browserOnly...)
+	ui := suiteRun{passed: true}
+	if r.cov.ui.runs(m) {
+		ui, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, browserOnly...)
+	}
 	switch {
 	case err != nil:
 		return stageBrowser, "", err
@@ -481,7 +497,7 @@ func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mu
 	case !ui.passed:
 		return stageBrowser, "the @ui scenarios: " + ui.why, nil
 	}
-	if r.faultsBin != "" {
+	if r.faultsBin != "" && r.cov.hardening.runs(m) {
 		f, err := r.faultTest(ctx, bin, dir)
 		if err != nil || !f.passed {
 			return stageHardening, "the hardening tests: " + f.why, err
@@ -499,11 +515,6 @@ var unitPackages = []string{"./reference", "./reference/postgres", "./reference/
 
 // listUnitDeps records which packages each of unitPackages' tests import.
 func (r *runner) listUnitDeps(ctx context.Context) error {
-	out, err := r.goCmd(ctx, "list", "-m").Output()
-	if err != nil {
-		return fmt.Errorf("go list -m: %w", err)
-	}
-	r.modulePath = strings.TrimSpace(string(out))
 	r.unitDeps = map[string]map[string]bool{}
 	for _, p := range unitPackages {
 		out, err := r.goCmd(ctx, "list", "-test", "-deps", "-f", "{{.ImportPath}}", p).Output()
@@ -519,17 +530,27 @@ func (r *runner) listUnitDeps(ctx context.Context) error {
 	return nil
 }
 
+// unitPackagesFor are the packages of unitPackages whose tests import the
+// mutant's package and, in the clean run, ran its line.
+func (r *runner) unitPackagesFor(m *Mutant) []string {
+	if r.unitDeps == nil {
+		return nil
+	}
+	pkg := r.modulePath + "/" + filepath.ToSlash(filepath.Dir(m.File))
+	var pkgs []string
+	for _, p := range unitPackages {
+		if r.unitDeps[p][pkg] && (r.cov.unit == nil || r.cov.unit[p].runs(m)) {
+			pkgs = append(pkgs, p)
+		}
+	}
+	return pkgs
+}
+
 // unitTest runs, with the mutant's overlay, the tests of every package of
 // unitPackages that imports the mutated file's package.
 func (r *runner) unitTest(ctx context.Context, dir, overlay string, m *Mutant) (suiteRun, error) {
 	run := suiteRun{log: filepath.Join(dir, "unit.log")}
-	pkg := r.modulePath + "/" + filepath.ToSlash(filepath.Dir(m.File))
-	var pkgs []string
-	for _, p := range unitPackages {
-		if r.unitDeps[p][pkg] {
-			pkgs = append(pkgs, p)
-		}
-	}
+	pkgs := r.unitPackagesFor(m)
 	if len(pkgs) == 0 {
 		run.passed = true
 		return run, nil
@@ -615,12 +636,12 @@ const hardeningTests = "TestDatabaseFaults|TestBadInput|TestAbuseDocuments|TestA
 // connections, and bad input. They reach what no black-box suite against a
 // healthy target can: the branches that run only when the database fails,
 // and the bounds that only an attacker meets.
-func (r *runner) faultTest(ctx context.Context, bin, dir string) (suiteRun, error) {
+func (r *runner) faultTest(ctx context.Context, bin, dir string, env ...string) (suiteRun, error) {
 	run := suiteRun{log: filepath.Join(dir, "faults.log")}
 	output, err := r.stage(ctx, &run, func(tctx context.Context) *exec.Cmd {
 		cmd := exec.CommandContext(tctx, r.faultsBin, "-test.run", "^("+hardeningTests+")$", "-test.count=1")
 		cmd.Dir = filepath.Join(r.src, "reference", "hardening")
-		cmd.Env = append(append([]string(nil), r.env...), "CATALOGSPEC_HARDENING_CATALOGD="+bin)
+		cmd.Env = append(append(append([]string(nil), r.env...), "CATALOGSPEC_HARDENING_CATALOGD="+bin), env...)
 		return cmd
 	})
 	if err != nil || run.passed || run.why != "" {
