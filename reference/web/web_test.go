@@ -233,6 +233,36 @@ func TestSignOutEndsTheSession(t *testing.T) {
 	if _, err := s.svc.Authenticate(context.Background(), ck.Value); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
 		t.Errorf("the signed-out session still authenticates: %v", err)
 	}
+	// The browser is told to forget the cookie too, with the attributes it
+	// was set with (a cookie is only replaced by one of the same path).
+	var cleared *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == SessionCookie {
+			cleared = c
+		}
+	}
+	if cleared == nil || cleared.Value != "" || cleared.MaxAge >= 0 || cleared.Path != "/" || !cleared.HttpOnly {
+		t.Errorf("sign-out's session cookie: %+v; want it emptied and expired, Path=/, HttpOnly", cleared)
+	}
+	if resp, _, _ := s.get(t, c, "/settings/tokens"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the tokens page after sign-out: %d, want a redirect to sign in", resp.StatusCode)
+	}
+}
+
+func TestTokenFormWithoutANameSaysSoAndMakesNothing(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	s.signIn(t, c)
+	_, _, csrf := s.get(t, c, "/settings/tokens?new=1")
+	for _, name := range []string{"", "   "} {
+		resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {name}, "description": {"d"}, "duration": {"ONE_HOUR"}})
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Give the token a name.") || strings.Contains(body, `data-testid="new-token-value"`) {
+			t.Errorf("name %q: %d, want 400 saying to give a name and no token shown:\n%s", name, resp.StatusCode, body)
+		}
+		if n := s.tokens(t); n != 0 {
+			t.Fatalf("name %q: %d token(s) made", name, n)
+		}
+	}
 }
 
 func TestSignedOutIsSentToSignIn(t *testing.T) {
