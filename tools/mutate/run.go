@@ -511,7 +511,9 @@ func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mu
 // suite against a healthy, running target cannot reach: start-up and
 // restart, a store failing between two calls of one request, and the
 // domain's own checks called with input no API lets through.
-var unitPackages = []string{"./reference", "./reference/postgres", "./reference/cmd/catalogd", "./reference/graph", "./reference/httpapi", "./reference/jwt"}
+// They are run in this order, the quickest first, after the mutated
+// package's own.
+var unitPackages = []string{"./reference/jwt", "./reference/httpapi", "./reference/graph", "./reference/web", "./reference", "./reference/cmd/catalogd", "./reference/postgres"}
 
 // listUnitDeps records which packages each of unitPackages' tests import.
 func (r *runner) listUnitDeps(ctx context.Context) error {
@@ -537,10 +539,15 @@ func (r *runner) unitPackagesFor(m *Mutant) []string {
 		return nil
 	}
 	pkg := r.modulePath + "/" + filepath.ToSlash(filepath.Dir(m.File))
+	own := "./" + filepath.ToSlash(filepath.Dir(m.File))
 	var pkgs []string
 	for _, p := range unitPackages {
 		if r.unitDeps[p][pkg] && (r.cov.unit == nil || r.cov.unit[p].runs(m)) {
-			pkgs = append(pkgs, p)
+			if p == own {
+				pkgs = append([]string{p}, pkgs...)
+			} else {
+				pkgs = append(pkgs, p)
+			}
 		}
 	}
 	return pkgs
@@ -549,21 +556,28 @@ func (r *runner) unitPackagesFor(m *Mutant) []string {
 // unitTest runs, with the mutant's overlay, the tests of every package of
 // unitPackages that imports the mutated file's package.
 func (r *runner) unitTest(ctx context.Context, dir, overlay string, m *Mutant) (suiteRun, error) {
-	run := suiteRun{log: filepath.Join(dir, "unit.log")}
-	pkgs := r.unitPackagesFor(m)
-	if len(pkgs) == 0 {
-		run.passed = true
-		return run, nil
+	run := suiteRun{log: filepath.Join(dir, "unit.log"), passed: true}
+	// One package at a time, the mutated one first (its own tests are the
+	// likeliest to fail), stopping at the first that fails; the mutated
+	// package is compiled once, the build cache has it for the next.
+	for i, p := range r.unitPackagesFor(m) {
+		pr := suiteRun{log: filepath.Join(dir, fmt.Sprintf("unit-%d.log", i))}
+		out, err := r.stage(ctx, &pr, func(tctx context.Context) *exec.Cmd {
+			cmd := exec.CommandContext(tctx, "go", "test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast", p)
+			cmd.Dir, cmd.Env = r.src, r.env
+			return cmd
+		})
+		if err != nil || pr.passed {
+			if err != nil {
+				return pr, err
+			}
+			continue
+		}
+		if pr.why == "" {
+			pr.why = firstFailure(out)
+		}
+		return pr, nil
 	}
-	out, err := r.stage(ctx, &run, func(tctx context.Context) *exec.Cmd {
-		cmd := exec.CommandContext(tctx, "go", append([]string{"test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast"}, pkgs...)...)
-		cmd.Dir, cmd.Env = r.src, r.env
-		return cmd
-	})
-	if err != nil || run.passed || run.why != "" {
-		return run, err
-	}
-	run.why = firstFailure(out)
 	return run, nil
 }
 
