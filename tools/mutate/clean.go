@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -14,7 +16,7 @@ import (
 // fields (coverage off, or a stage not run) run every mutant.
 type coverage struct {
 	suite, ui, hardening profile
-	unit                 map[string]profile // by unitPackages entry
+	unit                 map[string]map[string]profile // by unitPackages entry, then by test
 }
 
 // cleanRun runs every stage against the unmutated reference, which must
@@ -122,21 +124,17 @@ func (r *runner) cleanRun(ctx context.Context, rep *report) error {
 	return nil
 }
 
-// cleanUnit runs each package's unit tests on the unmutated reference, one
-// package at a time so that each one's coverage is its own.
+// cleanUnit runs each package's unit tests on the unmutated reference.
+// With -coverage, each test runs on its own, from a test binary built with
+// coverage, so that a mutant meets only the tests that run its line.
 func (r *runner) cleanUnit(ctx context.Context, dir string) error {
 	if r.o.coverage {
-		r.cov.unit = map[string]profile{}
+		r.cov.unit = map[string]map[string]profile{}
 	}
 	for i, p := range unitPackages {
 		run := suiteRun{log: filepath.Join(dir, fmt.Sprintf("unit-%d.log", i))}
-		cover := filepath.Join(dir, fmt.Sprintf("unit-%d.cover", i))
 		out, err := r.stage(ctx, &run, func(tctx context.Context) *exec.Cmd {
-			args := []string{"test", "-trimpath", "-count=1"}
-			if r.o.coverage {
-				args = append(args, "-coverpkg="+r.modulePath+"/reference/...", "-coverprofile="+cover)
-			}
-			cmd := exec.CommandContext(tctx, "go", append(args, p)...)
+			cmd := exec.CommandContext(tctx, "go", "test", "-trimpath", "-count=1", p)
 			cmd.Dir, cmd.Env = r.src, r.env
 			return cmd
 		})
@@ -151,12 +149,75 @@ func (r *runner) cleanUnit(ctx context.Context, dir string) error {
 			return &cleanRunError{detail: "the unit tests of " + p + " fail on the unmutated reference (" + run.why + ")", log: run.log}
 		}
 		if r.o.coverage {
-			if r.cov.unit[p], err = readProfile(cover, r.modulePath); err != nil {
+			if r.cov.unit[p], err = r.unitCoverage(ctx, dir, i, p); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// unitCoverage runs each of package p's tests on its own, from a binary
+// built with coverage, and returns what each ran. A test that fails on its
+// own (it leans on another's leftovers) is an error: its coverage would
+// be wrong.
+func (r *runner) unitCoverage(ctx context.Context, dir string, i int, p string) (map[string]profile, error) {
+	bin := filepath.Join(dir, fmt.Sprintf("unit-%d.test", i))
+	if out, err := r.goCmd(ctx, "test", "-c", "-trimpath", "-cover", "-coverpkg="+r.modulePath+"/reference/...", "-o", bin, p).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("building %s's tests with coverage: %v\n%s", p, err, out)
+	}
+	pkgDir := filepath.Join(r.src, filepath.FromSlash(strings.TrimPrefix(p, "./")))
+	list := exec.CommandContext(ctx, bin, "-test.list", ".*")
+	list.Dir, list.Env = pkgDir, r.env
+	out, err := list.Output()
+	if err != nil {
+		return nil, fmt.Errorf("listing %s's tests: %w", p, err)
+	}
+	var names []string
+	for _, name := range strings.Fields(string(out)) {
+		if !strings.HasPrefix(name, "Benchmark") {
+			names = append(names, name)
+		}
+	}
+	byTest := map[string]profile{}
+	var mu sync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, max(r.o.jobs, 1))
+	var wg sync.WaitGroup
+	for j, name := range names {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			cover := filepath.Join(dir, fmt.Sprintf("unit-%d-%d.cover", i, j))
+			run := suiteRun{log: filepath.Join(dir, fmt.Sprintf("unit-%d-%d.log", i, j))}
+			_, err := r.stage(ctx, &run, func(tctx context.Context) *exec.Cmd {
+				cmd := exec.CommandContext(tctx, bin, "-test.run", "^"+regexp.QuoteMeta(name)+"$", "-test.count=1", "-test.coverprofile="+cover)
+				cmd.Dir, cmd.Env = pkgDir, r.env
+				return cmd
+			})
+			if err == nil && !run.passed {
+				r.o.keep = true
+				err = &cleanRunError{detail: fmt.Sprintf("%s's test %s fails when run on its own, so what it covers cannot be known", p, name), log: run.log}
+			}
+			var prof profile
+			if err == nil {
+				prof, err = readProfile(cover, r.modulePath)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
+			}
+			byTest[name] = prof
+		}()
+	}
+	wg.Wait()
+	return byTest, firstErr
 }
 
 // readCoverDir turns the counters that a stage's processes wrote to d into

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,4 +67,53 @@ func TestReadProfileRefusesGarbage(t *testing.T) {
 			t.Errorf("readProfile took %q", line)
 		}
 	}
+}
+
+func TestUnitPackagesForRunsOnlyTestsThatRanTheLine(t *testing.T) {
+	const mod = "example.com/cat"
+	ran := profile{"reference/a.go": {{startLine: 10, startCol: 1, endLine: 12, endCol: 2, hit: true}}}
+	notRan := profile{"reference/a.go": {{startLine: 10, startCol: 1, endLine: 12, endCol: 2, hit: false}}}
+	deps := map[string]bool{mod + "/reference": true}
+	r := &runner{modulePath: mod, unitDeps: map[string]map[string]bool{}}
+	for _, p := range unitPackages {
+		r.unitDeps[p] = deps
+	}
+	r.unitDeps["./reference/jwt"] = map[string]bool{mod + "/reference/jwt": true}
+	m := &Mutant{File: "reference/a.go", Line: 11, Col: 3}
+
+	// Without coverage: every package that imports the mutated one, its
+	// own first, all their tests.
+	got := r.unitPackagesFor(m)
+	if len(got) != len(unitPackages)-1 || got[0].pkg != "./reference" || got[0].tests != nil {
+		t.Fatalf("without coverage: %+v; want every importing package, ./reference first, all tests", got)
+	}
+
+	r.cov.unit = map[string]map[string]profile{
+		"./reference/httpapi":  {"TestB": ran, "TestA": ran, "TestC": notRan},
+		"./reference":          {"TestOwn": ran},
+		"./reference/postgres": {"TestNo": notRan},
+		"./reference/jwt":      {"TestJWT": ran}, // does not import reference
+	}
+	got = r.unitPackagesFor(m)
+	want := []unitRun{{"./reference", []string{"TestOwn"}}, {"./reference/httpapi", []string{"TestA", "TestB"}}}
+	check := func(what string) {
+		t.Helper()
+		if len(got) != len(want) {
+			t.Fatalf("%s: %+v; want %+v", what, got, want)
+		}
+		for i := range want {
+			if got[i].pkg != want[i].pkg || strings.Join(got[i].tests, ",") != strings.Join(want[i].tests, ",") {
+				t.Errorf("%s, run %d: %+v; want %+v", what, i, got[i], want[i])
+			}
+		}
+	}
+	check("with coverage")
+
+	// Not its own package's: a package with a test in a._test.go first.
+	r.cov.unit["./reference"] = map[string]profile{"TestOwn": notRan}
+	r.cov.unit["./reference/postgres"] = map[string]profile{"TestNo": notRan, "TestStart": ran}
+	r.testFiles = map[string]map[string]string{"./reference/postgres": {"TestStart": "a_test.go", "TestNo": "b_test.go"}, "./reference/httpapi": {"TestA": "x_test.go"}}
+	got = r.unitPackagesFor(m)
+	want = []unitRun{{"./reference/postgres", []string{"TestStart"}}, {"./reference/httpapi", []string{"TestA", "TestB"}}}
+	check("the namesake's package first")
 }

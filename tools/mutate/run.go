@@ -15,7 +15,13 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -102,6 +108,9 @@ type runner struct {
 	// unitDeps maps each package of unitPackages to the import paths its
 	// tests depend on; nil with -unit=false.
 	unitDeps   map[string]map[string]bool
+	// testFiles maps each package of unitPackages to its tests' files (by
+	// test name, the file's base name).
+	testFiles  map[string]map[string]string
 	modulePath string
 	cov        coverage // what each stage ran in the clean run
 	db         *pgprovider.Database
@@ -513,12 +522,42 @@ func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mu
 // domain's own checks called with input no API lets through.
 // They are run in this order, the quickest first, after the mutated
 // package's own.
-var unitPackages = []string{"./reference/jwt", "./reference/httpapi", "./reference/graph", "./reference/web", "./reference", "./reference/cmd/catalogd", "./reference/postgres"}
+var unitPackages = []string{"./reference/jwt", "./reference/httpapi", "./reference/graph", "./reference/web", "./reference", "./reference/postgres", "./reference/cmd/catalogd"}
 
-// listUnitDeps records which packages each of unitPackages' tests import.
+// testFuncFiles maps the test functions of the package in dir to the base
+// name of the _test.go file each is declared in.
+func testFuncFiles(dir string) (map[string]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	files := map[string]string{}
+	for _, path := range paths {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil {
+				files[fn.Name.Name] = filepath.Base(path)
+			}
+		}
+	}
+	return files, nil
+}
+
+// listUnitDeps records which packages each of unitPackages' tests import,
+// and which file each test is in.
 func (r *runner) listUnitDeps(ctx context.Context) error {
 	r.unitDeps = map[string]map[string]bool{}
+	r.testFiles = map[string]map[string]string{}
 	for _, p := range unitPackages {
+		files, err := testFuncFiles(filepath.Join(r.src, filepath.FromSlash(strings.TrimPrefix(p, "./"))))
+		if err != nil {
+			return err
+		}
+		r.testFiles[p] = files
 		out, err := r.goCmd(ctx, "list", "-test", "-deps", "-f", "{{.ImportPath}}", p).Output()
 		if err != nil {
 			return fmt.Errorf("go list -test -deps %s: %w", p, err)
@@ -532,25 +571,72 @@ func (r *runner) listUnitDeps(ctx context.Context) error {
 	return nil
 }
 
+// unitRun is one package's tests to run on a mutant: tests nil for all.
+type unitRun struct {
+	pkg   string
+	tests []string
+}
+
 // unitPackagesFor are the packages of unitPackages whose tests import the
-// mutant's package and, in the clean run, ran its line.
-func (r *runner) unitPackagesFor(m *Mutant) []string {
+// mutant's package, each with the tests that ran the mutant's line in the
+// clean run (all of them without coverage); a package none of whose tests
+// ran it is left out. The likeliest to fail go first: the mutated
+// package's own, then those with a test in the file named after the
+// mutated one (bootstrap.go, bootstrap_test.go), then the others, quickest
+// first.
+func (r *runner) unitPackagesFor(m *Mutant) []unitRun {
 	if r.unitDeps == nil {
 		return nil
 	}
 	pkg := r.modulePath + "/" + filepath.ToSlash(filepath.Dir(m.File))
 	own := "./" + filepath.ToSlash(filepath.Dir(m.File))
-	var pkgs []string
+	namesake := strings.TrimSuffix(path.Base(m.File), ".go") + "_test.go"
+	var first, namesakes, rest []unitRun
 	for _, p := range unitPackages {
-		if r.unitDeps[p][pkg] && (r.cov.unit == nil || r.cov.unit[p].runs(m)) {
-			if p == own {
-				pkgs = append([]string{p}, pkgs...)
-			} else {
-				pkgs = append(pkgs, p)
+		if !r.unitDeps[p][pkg] {
+			continue
+		}
+		u := unitRun{pkg: p}
+		if r.cov.unit != nil {
+			for name, prof := range r.cov.unit[p] {
+				if prof.runs(m) {
+					u.tests = append(u.tests, name)
+				}
 			}
+			if len(u.tests) == 0 {
+				continue
+			}
+			sort.Strings(u.tests)
+		}
+		switch {
+		case p == own:
+			first = append(first, u)
+		case r.hasTestIn(p, u.tests, namesake):
+			namesakes = append(namesakes, u)
+		default:
+			rest = append(rest, u)
 		}
 	}
-	return pkgs
+	return append(append(first, namesakes...), rest...)
+}
+
+// hasTestIn reports whether one of package p's tests (all, when tests is
+// nil) is declared in the file named file.
+func (r *runner) hasTestIn(p string, tests []string, file string) bool {
+	if tests == nil {
+		for _, f := range r.testFiles[p] {
+			if f == file {
+				return true
+			}
+		}
+		return false
+	}
+	for _, t := range tests {
+		if r.testFiles[p][t] == file {
+			return true
+		}
+	}
+	return false
 }
 
 // unitTest runs, with the mutant's overlay, the tests of every package of
@@ -560,10 +646,18 @@ func (r *runner) unitTest(ctx context.Context, dir, overlay string, m *Mutant) (
 	// One package at a time, the mutated one first (its own tests are the
 	// likeliest to fail), stopping at the first that fails; the mutated
 	// package is compiled once, the build cache has it for the next.
-	for i, p := range r.unitPackagesFor(m) {
+	for i, u := range r.unitPackagesFor(m) {
 		pr := suiteRun{log: filepath.Join(dir, fmt.Sprintf("unit-%d.log", i))}
+		args := []string{"test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast"}
+		if u.tests != nil {
+			quoted := make([]string, len(u.tests))
+			for i, t := range u.tests {
+				quoted[i] = regexp.QuoteMeta(t)
+			}
+			args = append(args, "-run", "^("+strings.Join(quoted, "|")+")$")
+		}
 		out, err := r.stage(ctx, &pr, func(tctx context.Context) *exec.Cmd {
-			cmd := exec.CommandContext(tctx, "go", "test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast", p)
+			cmd := exec.CommandContext(tctx, "go", append(args, u.pkg)...)
 			cmd.Dir, cmd.Env = r.src, r.env
 			return cmd
 		})
