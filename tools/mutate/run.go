@@ -9,15 +9,15 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
 	"os/exec"
-	"go/ast"
-	"go/parser"
-	"go/token"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -107,7 +107,7 @@ type runner struct {
 	faultsBin string
 	// unitDeps maps each package of unitPackages to the import paths its
 	// tests depend on; nil with -unit=false.
-	unitDeps   map[string]map[string]bool
+	unitDeps map[string]map[string]bool
 	// testFiles maps each package of unitPackages to its tests' files (by
 	// test name, the file's base name).
 	testFiles  map[string]map[string]string
