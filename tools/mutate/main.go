@@ -105,6 +105,7 @@ type options struct {
 	recheck     string
 	coverage    bool
 	journal     string
+	schema      bool
 }
 
 // settings are the options and variables that bear on verdicts: a journal
@@ -130,6 +131,7 @@ func run() int {
 	flag.BoolVar(&o.faults, "faults", true, "run the reference's hardening tests (PostgreSQL stopped and frozen, hostile documents, slow connections, bad input) on each mutant the suite lets through")
 	flag.BoolVar(&o.unit, "unit", true, "run the reference's unit tests (start-up, restart, a store failing mid-request, the domain's own checks), built with the mutant, on each mutant the suite and the hardening tests let through")
 	flag.BoolVar(&o.coverage, "coverage", true, "record what each stage (the suite, the @ui scenarios, the hardening tests, each package's unit tests) runs of the reference in the clean run, and skip a stage for a mutant whose line it never ran; a mutant no stage runs is a survivor")
+	flag.BoolVar(&o.schema, "schema", true, "build the mutants that fit a site into one binary (mutant schemata: each site picks the original or a mutant by CATALOGSPEC_MUTANT at run time) and type-check each instead of building it; the others are built on their own")
 	flag.StringVar(&o.journal, "journal", "mutation/journal.jsonl", "append each verdict here, and take the verdicts it holds from earlier runs of the same snapshot (the same files and options) instead of running those mutants again, so that a run interrupted or stopped by its budget goes on where it stopped (\"\": neither)")
 	flag.StringVar(&o.recheck, "recheck", "", "run the mutants -equivalent lists instead of the others, to see whether their listing still holds: \"all\", or those whose reason starts with this text (e.g. unreachable)")
 	flag.StringVar(&o.files, "files", "", "only mutants in these files: comma-separated globs on the path from the module root (e.g. reference/urn.go,reference/httpapi/*.go)")

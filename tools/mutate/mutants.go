@@ -42,7 +42,27 @@ type Mutant struct {
 
 	Start, End int    // byte range of the original replaced
 	Repl       string // what replaces it
+
+	// Site is the smallest expression or statement around the change that
+	// a schema build can switch at run time (see schema.go); its Kind is
+	// siteNone when it cannot, and the mutant is then built on its own.
+	Site site
 }
+
+// site is a byte range of the source and what it holds.
+type site struct {
+	Start, End int
+	Kind       siteKind
+}
+
+type siteKind int
+
+const (
+	siteNone  siteKind = iota
+	siteBool           // an expression of type bool
+	siteError          // the error a return statement gives back
+	siteStmt           // a call statement
+)
 
 // Key identifies a mutant across runs without its line number: file,
 // enclosing function, description and occurrence index.
@@ -192,6 +212,7 @@ func (g *generator) visit(n, parent ast.Node, funcs *[]*ast.FuncType) bool {
 			return false
 		}
 	case *ast.BinaryExpr:
+		defer g.site(len(g.out), n, siteBool)
 		if to, ok := compareSwap[n.Op]; ok {
 			g.add(n.OpPos, OpCompare, g.offset(n.OpPos), g.offset(n.OpPos)+len(n.Op.String()), to.String(),
 				fmt.Sprintf("`%s` → `%s`", n.Op, to))
@@ -202,6 +223,7 @@ func (g *generator) visit(n, parent ast.Node, funcs *[]*ast.FuncType) bool {
 		}
 	case *ast.UnaryExpr:
 		if n.Op == token.NOT {
+			defer g.site(len(g.out), n, siteBool)
 			g.add(n.OpPos, OpRemoveNot, g.offset(n.OpPos), g.offset(n.OpPos)+1, "",
 				fmt.Sprintf("`%s` → `%s`", g.short(n), g.short(n.X)))
 		}
@@ -223,6 +245,11 @@ func (g *generator) visit(n, parent ast.Node, funcs *[]*ast.FuncType) bool {
 		g.returnNil(n, *funcs)
 	case *ast.ExprStmt:
 		if call, ok := n.X.(*ast.CallExpr); ok && !isLogCall(call) && !isErrorText(call) {
+			if t := exprText(call.Fun); t != "panic" && t != "os.Exit" {
+				// Left out, panic and os.Exit would leave a function
+				// without its terminating statement.
+				defer g.site(len(g.out), n, siteStmt)
+			}
 			g.add(n.Pos(), OpDeleteCall, g.offset(n.Pos()), g.offset(n.End()), "",
 				fmt.Sprintf("delete `%s`", g.callSummary(call)))
 		}
@@ -233,6 +260,7 @@ func (g *generator) visit(n, parent ast.Node, funcs *[]*ast.FuncType) bool {
 	case *ast.Ident:
 		switch n.Name {
 		case "true", "false":
+			defer g.site(len(g.out), n, siteBool)
 			to := map[string]string{"true": "false", "false": "true"}[n.Name]
 			g.add(n.Pos(), OpBool, g.offset(n.Pos()), g.offset(n.End()), to, fmt.Sprintf("`%s` → `%s`", n.Name, to))
 		default:
@@ -260,6 +288,7 @@ func (g *generator) negate(cond ast.Expr) {
 		return
 	}
 	start, end := g.offset(cond.Pos()), g.offset(cond.End())
+	defer g.site(len(g.out), cond, siteBool)
 	g.add(cond.Pos(), OpNegate, start, end, "!("+string(g.src[start:end])+")",
 		fmt.Sprintf("negate `%s`", g.short(cond)))
 }
@@ -286,6 +315,7 @@ func (g *generator) returnNil(r *ast.ReturnStmt, funcs []*ast.FuncType) {
 	if id, ok := e.(*ast.Ident); ok && id.Name == "nil" {
 		return
 	}
+	defer g.site(len(g.out), e, siteError)
 	g.add(e.Pos(), OpReturnNil, g.offset(e.Pos()), g.offset(e.End()), "nil",
 		fmt.Sprintf("return `%s` → `nil`", g.short(e)))
 	for _, other := range r.Results[:len(r.Results)-1] {
@@ -352,6 +382,19 @@ func (g *generator) add(pos token.Pos, op Operator, start, end int, repl, desc s
 }
 
 func (g *generator) offset(p token.Pos) int { return g.tf.Offset(p) }
+
+// site records n as the site of the mutants added since index from. An
+// expression that calls recover() is no site: wrapped in a function
+// literal, the call would no longer stop a panic.
+func (g *generator) site(from int, n ast.Node, kind siteKind) {
+	start, end := g.offset(n.Pos()), g.offset(n.End())
+	if kind != siteStmt && bytes.Contains(g.src[start:end], []byte("recover(")) {
+		return
+	}
+	for _, m := range g.out[from:] {
+		m.Site = site{Start: start, End: end, Kind: kind}
+	}
+}
 
 // line returns source line n, trimmed.
 func (g *generator) line(n int) string {

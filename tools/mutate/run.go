@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -112,7 +111,8 @@ type runner struct {
 	// test name, the file's base name).
 	testFiles  map[string]map[string]string
 	modulePath string
-	cov        coverage // what each stage ran in the clean run
+	cov        coverage     // what each stage ran in the clean run
+	schema     *schemaBuild // the one build holding most mutants; nil: each is built on its own
 	db         *pgprovider.Database
 	started    time.Time
 	env        []string // the suite's environment, without the per-run variables
@@ -289,8 +289,21 @@ func (r *runner) runAll(ctx context.Context, ms []*Mutant) (*report, error) {
 	}
 	if taken == len(ms) {
 		fmt.Println("every selected mutant has its verdict: nothing to run")
-	} else if err := r.cleanRun(ctx, rep); err != nil {
-		return nil, err
+	} else {
+		if err := r.cleanRun(ctx, rep); err != nil {
+			return nil, err
+		}
+		if r.o.schema {
+			var left []*Mutant
+			for i, m := range ms {
+				if results[i] == nil {
+					left = append(left, m)
+				}
+			}
+			if err := r.startSchema(ctx, left); err != nil {
+				return nil, err
+			}
+		}
 	}
 	fmt.Printf("running %d mutant(s), %d at a time, budget %s, timeout %s each\n\n", len(ms)-taken, r.o.jobs, budgetText(r.o.budget), r.o.timeout)
 
@@ -415,19 +428,32 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 
 	t := time.Now()
 	bin := filepath.Join(dir, "catalogd")
-	out, err := r.goCmd(ctx, "build", "-trimpath", "-overlay", overlayPath, "-ldflags=-s -w", "-o", bin, catalogdPkg).CombinedOutput()
-	res.build = time.Since(t)
-	if ctx.Err() != nil {
-		res.status = statusInterrupted
-		return res
-	}
-	if err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return toolErr(fmt.Errorf("go build: %w", err))
+	var env []string // what the runs of this mutant add to their environment
+	if r.schema != nil && r.schema.held[m.ID] {
+		// The schema build holds it: type-checking says whether it
+		// compiles on its own, and the variable chooses it.
+		err := r.schema.tc.check(m)
+		res.build = time.Since(t)
+		if err != nil {
+			res.status, res.detail = statusNotViable, err.Error()
+			return res
 		}
-		res.status, res.detail = statusNotViable, compileError(out, mutated, m.File)
-		return res
+		bin, env = r.schema.bin, []string{mutantEnv + "=" + strconv.Itoa(m.ID)}
+	} else {
+		out, err := r.goCmd(ctx, "build", "-trimpath", "-overlay", overlayPath, "-ldflags=-s -w", "-o", bin, catalogdPkg).CombinedOutput()
+		res.build = time.Since(t)
+		if ctx.Err() != nil {
+			res.status = statusInterrupted
+			return res
+		}
+		if err != nil {
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				return toolErr(fmt.Errorf("go build: %w", err))
+			}
+			res.status, res.detail = statusNotViable, compileError(out, mutated, m.File)
+			return res
+		}
 	}
 
 	// A stage that never ran the mutated line in the clean run cannot see
@@ -439,7 +465,7 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 	run := suiteRun{passed: true}
 	t = time.Now()
 	if r.cov.suite.runs(m) {
-		run, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, withoutBrowser...)
+		run, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, withoutBrowser...)...)
 	}
 	res.suite = time.Since(t)
 	switch {
@@ -453,7 +479,7 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 		// The suite cannot make the database fail or reach start-up; the
 		// hardening tests and the reference's own unit tests can.
 		t = time.Now()
-		st, why, err := r.afterSuite(ctx, bin, dir, overlayPath, m)
+		st, why, err := r.afterSuite(ctx, bin, dir, overlayPath, m, env)
 		res.suite += time.Since(t)
 		switch {
 		case ctx.Err() != nil:
@@ -485,7 +511,7 @@ func (r *runner) laterStagesRun(m *Mutant) bool {
 // the mutated file, built with the same overlay; the suite's @ui scenarios;
 // the hardening tests against its catalogd. It returns the stage that
 // failed ("" when all passed) and what it said.
-func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mutant) (stage, why string, err error) {
+func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mutant, env []string) (stage, why string, err error) {
 	// Cheapest first: the unit tests take seconds, the @ui scenarios and
 	// the hardening tests a minute each.
 	if r.unitDeps != nil {
@@ -496,7 +522,7 @@ func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mu
 	}
 	ui := suiteRun{passed: true}
 	if r.cov.ui.runs(m) {
-		ui, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, browserOnly...)
+		ui, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, browserOnly...)...)
 	}
 	switch {
 	case err != nil:
@@ -507,7 +533,7 @@ func (r *runner) afterSuite(ctx context.Context, bin, dir, overlay string, m *Mu
 		return stageBrowser, "the @ui scenarios: " + ui.why, nil
 	}
 	if r.faultsBin != "" && r.cov.hardening.runs(m) {
-		f, err := r.faultTest(ctx, bin, dir)
+		f, err := r.faultTest(ctx, bin, dir, env...)
 		if err != nil || !f.passed {
 			return stageHardening, "the hardening tests: " + f.why, err
 		}
@@ -650,13 +676,12 @@ func (r *runner) unitTest(ctx context.Context, dir, overlay string, m *Mutant) (
 		pr := suiteRun{log: filepath.Join(dir, fmt.Sprintf("unit-%d.log", i))}
 		args := []string{"test", "-trimpath", "-overlay", overlay, "-count=1", "-failfast"}
 		if u.tests != nil {
-			quoted := make([]string, len(u.tests))
-			for i, t := range u.tests {
-				quoted[i] = regexp.QuoteMeta(t)
-			}
-			args = append(args, "-run", "^("+strings.Join(quoted, "|")+")$")
+			args = append(args, "-run", testsPattern(u.tests))
 		}
 		out, err := r.stage(ctx, &pr, func(tctx context.Context) *exec.Cmd {
+			if cmd := r.schemaUnitCmd(tctx, u.pkg, u.tests, m); cmd != nil {
+				return cmd
+			}
 			cmd := exec.CommandContext(tctx, "go", append(args, u.pkg)...)
 			cmd.Dir, cmd.Env = r.src, r.env
 			return cmd
