@@ -73,4 +73,3 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 	me := w.askWhoAmI(c, w.suite.target.Frontend+"/api/graphql")
 	return w.answerNames(me, p.urn)
 }
-
