@@ -3,7 +3,6 @@ package steps
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"strings"
 )
 
@@ -42,34 +41,19 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	var out *struct {
-		ResetToken string `json:"resetToken"`
-	}
-	if err := a.data("createNativeUserResetToken", &out); err != nil {
-		return w.failed(err)
-	}
-	if out == nil || out.ResetToken == "" {
-		return w.fail("%s answered no reset token", a.what)
-	}
-	w.secret(out.ResetToken)
 	p := w.person(name)
-	password := "pw-" + randomID(16)
-	w.secret(password)
-	r := w.sendJSON(caller{name: name, frontend: w.suite.target.Frontend}, w.suite.target.Frontend+"/resetNativeUserCredentials",
-		map[string]string{"email": p.username, "password": password, "resetToken": out.ResetToken}, nil)
-	r.what = fmt.Sprintf("%s setting a password with the reset token", name)
-	if r.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", r.what, r.status)
-	}
-	var cookies []string
-	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		w.secret(c.Value)
-		cookies = append(cookies, c.Name+"="+c.Value)
+	_, cookies, err := w.setPasswordWithResetToken(a, p, w.suite.target.Frontend)
+	if err != nil {
+		return err
 	}
 	if len(cookies) == 0 {
-		return w.fail("%s set no cookie: %s is not signed in", r.what, name)
+		return w.fail("setting %s's password set no cookie: %s is not signed in", name, name)
 	}
-	c := caller{name: name + "'s browser", gms: w.suite.target.GMS, frontend: w.suite.target.Frontend, headers: map[string]string{"Cookie": strings.Join(cookies, "; ")}}
+	pairs := make([]string, len(cookies))
+	for i, c := range cookies {
+		pairs[i] = c.Name + "=" + c.Value
+	}
+	c := caller{name: name + "'s browser", gms: w.suite.target.GMS, frontend: w.suite.target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
 	me := w.askWhoAmI(c, w.suite.target.Frontend+"/api/graphql")
 	return w.answerNames(me, p.urn)
 }

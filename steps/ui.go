@@ -162,32 +162,45 @@ func (w *world) givePassword(p *person) error {
 	admin := w.admin()
 	a := w.graphql(admin, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
 	a.what = fmt.Sprintf("%s making a password reset token for %s", admin.name, p.name)
-	var out *struct {
-		ResetToken string `json:"resetToken"`
-	}
-	if err := a.data("createNativeUserResetToken", &out); err != nil {
-		return w.failed(err)
-	}
-	if out == nil || out.ResetToken == "" {
-		return w.fail("%s answered no reset token", a.what)
-	}
-	w.secret(out.ResetToken)
-	password := "pw-" + randomID(16)
-	w.secret(password)
-	r := w.sendJSON(caller{name: p.name, frontend: admin.frontend}, admin.frontend+"/resetNativeUserCredentials",
-		map[string]string{"email": p.username, "password": password, "resetToken": out.ResetToken}, nil)
-	r.what = fmt.Sprintf("%s setting a password with the reset token", p.name)
-	if r.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", r.what, r.status)
+	password, cookies, err := w.setPasswordWithResetToken(a, p, admin.frontend)
+	if err != nil {
+		return err
 	}
 	p.password = password
 	// The frontend signs the user in as it sets the password, as
 	// DataHub's does: a browser given that cookie is signed in.
-	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		w.secret(c.Value)
-		p.session = append(p.session, c)
-	}
+	p.session = append(p.session, cookies...)
 	return nil
+}
+
+// setPasswordWithResetToken takes the reset token from the answer a to
+// createNativeUserResetToken and sets a new password for p with it at the
+// frontend's /resetNativeUserCredentials. It returns the password and the
+// cookies of the session the frontend opened (every secret masked).
+func (w *world) setPasswordWithResetToken(a *answer, p *person, frontend string) (string, []*http.Cookie, error) {
+	var out *struct {
+		ResetToken string `json:"resetToken"`
+	}
+	if err := a.data("createNativeUserResetToken", &out); err != nil {
+		return "", nil, w.failed(err)
+	}
+	if out == nil || out.ResetToken == "" {
+		return "", nil, w.fail("%s answered no reset token", a.what)
+	}
+	w.secret(out.ResetToken)
+	password := "pw-" + randomID(16)
+	w.secret(password)
+	r := w.sendJSON(caller{name: p.name, frontend: frontend}, frontend+"/resetNativeUserCredentials",
+		map[string]string{"email": p.username, "password": password, "resetToken": out.ResetToken}, nil)
+	r.what = fmt.Sprintf("%s setting a password with the reset token", p.name)
+	if r.status != http.StatusOK {
+		return "", nil, w.fail("%s answered status %d, expected 200", r.what, r.status)
+	}
+	cookies := (&http.Response{Header: r.header}).Cookies()
+	for _, c := range cookies {
+		w.secret(c.Value)
+	}
+	return password, cookies, nil
 }
 
 // signedIn gives p's browser the session the frontend opened when p's
