@@ -86,13 +86,17 @@ Feature: Policies
     Then the policy is listed as editable
 
   @id:policy-08 @must @core
-  Scenario Outline: The starting policy <policy> is editable
-    Then the starting policy <policy> is listed as editable
+  Scenario Outline: The starting policy <policy> is listed as <editable>
+    Then the starting policy <policy> is listed as <editable>
 
+    # DataHub's own starting policies: the root user's two are not
+    # editable, the two that apply to every user are.
     Examples:
-      | policy                                    |
-      | urn:li:dataHubPolicy:7                    |
-      | urn:li:dataHubPolicy:view-entity-page-all |
+      | policy                                    | editable     |
+      | urn:li:dataHubPolicy:0                    | not editable |
+      | urn:li:dataHubPolicy:1                    | not editable |
+      | urn:li:dataHubPolicy:7                    | editable     |
+      | urn:li:dataHubPolicy:view-entity-page-all | editable     |
 
   @id:policy-09 @must @core
   Scenario: Updating a policy that does not exist either makes it or is refused

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 
 	"golang.org/x/crypto/bcrypt"
@@ -43,6 +44,9 @@ func (s *Service) Bootstrap(ctx context.Context, rootPassword string) (generated
 			}
 		}
 	}
+	if err := s.settleBootPolicies(ctx, system); err != nil {
+		return "", fmt.Errorf("boot policies: %w", err)
+	}
 	_, err = s.store.Aspect(ctx, RootUser, AspectCorpUserCredentials)
 	hasPassword := err == nil
 	if err != nil && !isNotFound(err) {
@@ -71,4 +75,41 @@ func (s *Service) Bootstrap(ctx context.Context, rootPassword string) (generated
 		return "", fmt.Errorf("store root password: %w", err)
 	}
 	return generated, nil
+}
+
+// settleBootPolicies brings the starting policies that an earlier catalogd
+// stored into line with BootPolicies: it wrote the root user's two as
+// editable, where DataHub's are not. Only a policy nobody has written since
+// (its info written by the system user) is changed; one an administrator
+// rewrote or deleted stays as they left it. It runs at every start and finds
+// nothing to do once done.
+func (s *Service) settleBootPolicies(ctx context.Context, system Actor) error {
+	for _, want := range BootPolicies() {
+		if want.Editable {
+			continue
+		}
+		a, err := s.store.Aspect(ctx, want.URN, AspectPolicyInfo)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		var stored Policy
+		if err := json.Unmarshal(a.Value, &stored); err != nil {
+			return fmt.Errorf("policy %s: %w", want.URN, err)
+		}
+		if a.CreatedBy != system.URN.String() || !stored.Editable {
+			continue
+		}
+		stored.Editable = false
+		settled, err := s.newAspect(system, want.URN, AspectPolicyInfo, stored)
+		if err != nil {
+			return err
+		}
+		if err := s.store.ReplaceAspect(ctx, settled); err != nil && !isNotFound(err) {
+			return err
+		}
+	}
+	return nil
 }

@@ -135,20 +135,23 @@ func (p *Policy) Validate() error {
 	return nil
 }
 
-// BootPolicies are present at first start (SPEC.md, Policies). They are
-// ordinary policies: they can be set INACTIVE, edited or deleted.
+// BootPolicies are present at first start (SPEC.md, Policies), as DataHub's
+// boot policies.json has them: the root user's two are not editable, the two
+// that apply to every user are, and the METADATA ones have no resource
+// filter (they cover every entity). The flag is what the API says of a
+// policy; like DataHub's resolvers, the reference lets MANAGE_POLICIES
+// update or delete any policy.
 func BootPolicies() []Policy {
 	return []Policy{
 		{
-			URN: URN{EntityType: EntityPolicy, ID: "0"}, Type: PolicyPlatform, State: PolicyActive, Editable: true,
+			URN: URN{EntityType: EntityPolicy, ID: "0"}, Type: PolicyPlatform, State: PolicyActive, Editable: false,
 			Name: "Root User - All Platform Privileges", Description: "The root user holds every platform privilege.",
 			Privileges: append([]string{}, PlatformPrivileges...), Actors: ActorFilter{Users: []string{RootUser.String()}},
 		},
 		{
-			URN: URN{EntityType: EntityPolicy, ID: "1"}, Type: PolicyMetadata, State: PolicyActive, Editable: true,
+			URN: URN{EntityType: EntityPolicy, ID: "1"}, Type: PolicyMetadata, State: PolicyActive, Editable: false,
 			Name: "Root User - All Metadata Privileges", Description: "The root user holds every metadata privilege on every resource.",
 			Privileges: append([]string{}, MetadataPrivileges...), Actors: ActorFilter{Users: []string{RootUser.String()}},
-			Resources: &ResourceFilter{AllResources: true},
 		},
 		{
 			URN: URN{EntityType: EntityPolicy, ID: "7"}, Type: PolicyPlatform, State: PolicyActive, Editable: true,
@@ -159,7 +162,6 @@ func BootPolicies() []Policy {
 			URN: URN{EntityType: EntityPolicy, ID: "view-entity-page-all"}, Type: PolicyMetadata, State: PolicyActive, Editable: true,
 			Name: "All Users - View Entity Page", Description: "Every user may read every entity.",
 			Privileges: []string{PrivViewEntityPage, PrivGetEntity}, Actors: ActorFilter{AllUsers: true},
-			Resources: &ResourceFilter{AllResources: true},
 		},
 	}
 }

@@ -61,8 +61,9 @@ func (w *world) editablePolicy(urn string) (*editableView, error) {
 	return nil, w.fail("listPolicies did not come to an end after 100 pages")
 }
 
-// policyListedEditable checks that the policy at urn is listed as editable.
-func (w *world) policyListedEditable(urn string) error {
+// policyListedEditable checks that the policy at urn is listed with
+// editable as want.
+func (w *world) policyListedEditable(urn string, want bool) error {
 	p, err := w.editablePolicy(urn)
 	if err != nil {
 		return err
@@ -70,8 +71,8 @@ func (w *world) policyListedEditable(urn string) error {
 	if p == nil {
 		return w.fail("the policy %s is not listed", urn)
 	}
-	if !p.Editable {
-		return w.fail("the policy %s (%q) is listed with editable false, expected true", urn, p.Name)
+	if p.Editable != want {
+		return w.fail("the policy %s (%q) is listed with editable %t, expected %t", urn, p.Name, p.Editable, want)
 	}
 	return nil
 }
@@ -136,7 +137,7 @@ func policyListedAsEditable(ctx context.Context) error {
 	if w.policy == nil {
 		return w.fail("no policy was made before")
 	}
-	return w.policyListedEditable(w.policy.urn)
+	return w.policyListedEditable(w.policy.urn, true)
 }
 
 func adminChangesThePolicy(ctx context.Context) error {
@@ -154,8 +155,8 @@ func adminChangesThePolicy(ctx context.Context) error {
 	return w.policyIs(w.policy.urn, &in)
 }
 
-func startingPolicyListedEditable(ctx context.Context, urn string) error {
-	return theWorld(ctx).policyListedEditable(urn)
+func startingPolicyListedEditable(ctx context.Context, urn, editable string) error {
+	return theWorld(ctx).policyListedEditable(urn, editable == "editable")
 }
 
 // adminWritesMissingPolicy updates or deletes a policy that was never made.

@@ -77,7 +77,7 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the policy reads back as the administrator wrote it$`, policyReadsBackAsWritten)
 	s.Step(`^the policy is listed as editable$`, policyListedAsEditable)
 	s.Step(`^the administrator changes the policy$`, adminChangesThePolicy)
-	s.Step(`^the starting policy (urn:li:dataHubPolicy:\S+) is listed as editable$`, startingPolicyListedEditable)
+	s.Step(`^the starting policy (urn:li:dataHubPolicy:\S+) is listed as (editable|not editable)$`, startingPolicyListedEditable)
 	s.Step(`^the administrator (updates|deletes) a policy that does not exist$`, adminWritesMissingPolicy)
 	s.Step(`^either the update is refused and there is no such policy, or the policy now exists as sent$`, updateMadeItOrRefused)
 	s.Step(`^the answer is the policy's URN or a refusal, and there is no such policy$`, deleteAnsweredURNOrRefused)

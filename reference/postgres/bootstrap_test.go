@@ -153,3 +153,61 @@ func TestRootPasswordLongerThanBcryptTakes(t *testing.T) {
 		t.Errorf("root's credentials after the refusal: %v, want none", err)
 	}
 }
+
+// TestStartSettlesTheRootPoliciesAnEarlierVersionStored: an earlier catalogd
+// stored the root user's two starting policies as editable, where
+// DataHub's are not. A start puts that right for the ones nobody has
+// written since, and leaves a policy an administrator rewrote as it is.
+func TestStartSettlesTheRootPoliciesAnEarlierVersionStored(t *testing.T) {
+	ctx := context.Background()
+	db, _ := pgtest.Fresh(t)
+	if _, err := firstStart(t, db).Bootstrap(ctx, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	boot := reference.BootPolicies()
+	untouched, rewritten := boot[0], boot[1]
+	if untouched.Editable || rewritten.Editable {
+		t.Fatalf("the root user's starting policies are editable: %+v, %+v", untouched, rewritten)
+	}
+	// As an earlier version stored them: written by the system user, editable.
+	store := func(p reference.Policy, by string) {
+		t.Helper()
+		p.Editable = true
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.UpsertAspect(ctx, reference.Aspect{URN: p.URN, Name: reference.AspectPolicyInfo, Value: b, CreatedAt: time.Now(), CreatedBy: by}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store(untouched, reference.SystemUser.String())
+	rewritten.Name = "Root, as the administrator wrote it"
+	store(rewritten, "urn:li:corpuser:admin")
+
+	for range 2 { // a second start finds nothing left to do
+		if _, err := firstStart(t, db).Bootstrap(ctx, "pw"); err != nil {
+			t.Fatal(err)
+		}
+		if got := storedPolicy(t, db, untouched.URN); got.Editable || got.Name != untouched.Name {
+			t.Errorf("%s after a start: %+v; want it as BootPolicies has it, not editable", untouched.URN, got)
+		}
+		if got := storedPolicy(t, db, rewritten.URN); !got.Editable || got.Name != rewritten.Name {
+			t.Errorf("%s after a start: %+v; want the administrator's policy as written", rewritten.URN, got)
+		}
+	}
+}
+
+// storedPolicy is the policy info stored for urn.
+func storedPolicy(t *testing.T, db *postgres.DB, urn reference.URN) reference.Policy {
+	t.Helper()
+	a, err := db.Aspect(context.Background(), urn, reference.AspectPolicyInfo)
+	if err != nil {
+		t.Fatalf("policy %s: %v", urn, err)
+	}
+	var p reference.Policy
+	if err := json.Unmarshal(a.Value, &p); err != nil {
+		t.Fatalf("policy %s: %s: %v", urn, a.Value, err)
+	}
+	return p
+}
