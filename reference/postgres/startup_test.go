@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/postgres"
 	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
 )
@@ -99,5 +100,37 @@ func TestSecretFailures(t *testing.T) {
 	closed.Close()
 	if v, err := closed.Secret(context.Background(), "s", nil); err == nil {
 		t.Errorf("over a closed pool: %q, no error", v)
+	}
+}
+
+// TestSecretStoredButNotReadBackIsAnError: when the secret it has just
+// stored cannot be read back (here a trigger removes it at once), Secret
+// says so; it never answers no value and no error, which would leave a
+// replica signing with an empty key.
+func TestSecretStoredButNotReadBackIsAnError(t *testing.T) {
+	db, dbURL := pgtest.Fresh(t)
+	pgtest.Admin(t, `CREATE FUNCTION vanish() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN DELETE FROM secrets WHERE name = NEW.name; RETURN NULL; END $$;
+		CREATE TRIGGER vanish AFTER INSERT ON secrets FOR EACH ROW EXECUTE FUNCTION vanish()`, dbURL)
+	v, err := db.Secret(context.Background(), "s-"+uuid.NewString(), nil)
+	if err == nil {
+		t.Errorf("a secret that was not there to read back: %q, no error", v)
+	}
+}
+
+// TestListAspectsRefusedIsAnError: a listing the database refuses is an
+// error, never an empty page (which would read as "no tokens", "no
+// policies").
+func TestListAspectsRefusedIsAnError(t *testing.T) {
+	_, dbURL := pgtest.Fresh(t)
+	_, asRole := role(t, dbURL)
+	noReads, err := postgres.Open(context.Background(), asRole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer noReads.Close()
+	got, total, err := noReads.ListAspects(context.Background(), reference.Filter{EntityType: "dataHubPolicy", Aspect: reference.AspectPolicyInfo, Count: 10})
+	if err == nil {
+		t.Errorf("a listing the database refused: %d aspects of %d, no error", len(got), total)
 	}
 }
