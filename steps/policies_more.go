@@ -155,8 +155,26 @@ func adminChangesThePolicy(ctx context.Context) error {
 	return w.policyIs(w.policy.urn, &in)
 }
 
+// startingPolicyListedEditable checks a starting policy's editable flag as
+// listed before any scenario ran, and as listed now. Before: a scenario that
+// switches every user's policies off and on again (switchOffEveryUserPolicies)
+// writes them through the API, which marks a policy editable (policy-07), so
+// the listing now alone would pass or fail by the order the scenarios ran in.
 func startingPolicyListedEditable(ctx context.Context, urn, editable string) error {
-	return theWorld(ctx).policyListedEditable(urn, editable == "editable")
+	w := theWorld(ctx)
+	want := editable == "editable"
+	t := w.suite.target
+	if t.StartingPoliciesErr != nil {
+		return w.fail("%v", t.StartingPoliciesErr)
+	}
+	p, ok := t.StartingPolicies[urn]
+	if !ok {
+		return w.fail("the policy %s was not listed before the run began (%d policies were)", urn, len(t.StartingPolicies))
+	}
+	if p.Editable != want {
+		return w.fail("before the run began, the policy %s (%q) was listed with editable %t, expected %t", urn, p.Name, p.Editable, want)
+	}
+	return w.policyListedEditable(urn, want)
 }
 
 // adminWritesMissingPolicy updates or deletes a policy that was never made.

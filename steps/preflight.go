@@ -77,7 +77,47 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	// must serve them (its @ui scenarios run and fail if it does not);
 	// another target's are looked for.
 	t.Pages = t.Reference || p.servesPages(t.Frontend)
+	// The policies as they are before any scenario writes one: the
+	// starting policies' editable flags are judged on this listing
+	// (policy-08), since switching every user's policies off and on again
+	// rewrites them through the API.
+	t.StartingPolicies, t.StartingPoliciesErr = p.policies(t.GMS + "/api/graphql")
 	return nil
+}
+
+// policies lists every policy with its editable flag, as the administrator,
+// page by page.
+func (p preflighter) policies(endpoint string) (map[string]editableView, error) {
+	const pageSize = 100
+	out := map[string]editableView{}
+	for start := 0; start < 100*pageSize; {
+		body, _ := json.Marshal(graphQLRequest{Query: listPoliciesEditable, Variables: map[string]any{"input": map[string]any{"start": start, "count": pageSize}}})
+		resp, b, err := p.do(http.MethodPost, endpoint, body, true)
+		if err != nil {
+			return nil, fmt.Errorf("listing the policies before the run: POST %s: %v", endpoint, plainError(err))
+		}
+		var a struct {
+			Data struct {
+				ListPolicies *struct {
+					Total    int            `json:"total"`
+					Policies []editableView `json:"policies"`
+				} `json:"listPolicies"`
+			} `json:"data"`
+			Errors []graphQLError `json:"errors"`
+		}
+		if err := json.Unmarshal(b, &a); err != nil || resp.StatusCode != http.StatusOK || a.Data.ListPolicies == nil {
+			return nil, fmt.Errorf("listing the policies before the run: POST %s answered %d: %s", endpoint, resp.StatusCode, truncate(string(b)))
+		}
+		page := a.Data.ListPolicies
+		for _, pol := range page.Policies {
+			out[pol.URN] = pol
+		}
+		start += len(page.Policies)
+		if len(page.Policies) == 0 || start >= page.Total {
+			return out, nil
+		}
+	}
+	return nil, fmt.Errorf("listing the policies before the run: listPolicies did not come to an end after 100 pages")
 }
 
 // servesPages says whether the frontend serves the sign-in page the @ui

@@ -70,6 +70,11 @@ type target struct {
 	// Pages says whether the frontend serves the browser pages the @ui
 	// scenarios drive (preflight looks).
 	Pages bool
+	// StartingPolicies is every policy as the administrator listed it
+	// before any scenario ran (preflight), by URN; StartingPoliciesErr
+	// says why there is no listing.
+	StartingPolicies    map[string]editableView
+	StartingPoliciesErr error
 
 	stop func(context.Context) error // stops what the harness started
 }
