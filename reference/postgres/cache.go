@@ -335,7 +335,10 @@ func (c *Cache) listen(ctx context.Context) {
 // listenOnce connects, starts listening, takes the current change number as
 // its starting point and applies notifications until the connection fails.
 func (c *Cache) listenOnce(ctx context.Context) error {
-	cfg, err := pgx.ParseConfig(c.url)
+	c.mu.Lock()
+	url := c.url // a test may move it (export_test.go)
+	c.mu.Unlock()
+	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -416,5 +417,231 @@ func TestCacheDoesNotKeepAReadThatRacedAChange(t *testing.T) {
 	after, _, err := a.ListAspects(context.Background(), policies)
 	if err != nil || len(after) != len(before)+1 {
 		t.Errorf("after a listing that raced a change the cache lists %d (%v), want %d", len(after), err, len(before)+1)
+	}
+}
+
+// silently runs sql on db with the change trigger off: no notification, no
+// count, so no cache hears of it.
+func silently(t *testing.T, db *postgres.DB, sql string) {
+	t.Helper()
+	err := postgres.Exec(context.Background(), db, `
+		BEGIN;
+		ALTER TABLE aspects DISABLE TRIGGER aspects_written;
+		`+sql+`;
+		ALTER TABLE aspects ENABLE TRIGGER aspects_written;
+		COMMIT;`)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// policyAspect is a policy's info aspect, named name.
+func policyAspect(id, name string) reference.Aspect {
+	return reference.Aspect{URN: reference.URN{EntityType: reference.EntityPolicy, ID: id}, Name: reference.AspectPolicyInfo,
+		Value: json.RawMessage(`{"displayName":"` + name + `","state":"ACTIVE"}`), CreatedAt: time.Now(), CreatedBy: "x"}
+}
+
+// policyCount lists the policies through store.
+func policyCount(t *testing.T, store reference.Store) int {
+	t.Helper()
+	as, _, err := store.ListAspects(context.Background(), reference.Filter{EntityType: reference.EntityPolicy, Aspect: reference.AspectPolicyInfo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(as)
+}
+
+// TestCacheAppliesEachOfItsOwnWritesWithoutANotification: every kind of
+// write (make, replace, delete) is seen by the writing replica's next read
+// of the entity and of its listings, with no notification to tell it.
+func TestCacheAppliesEachOfItsOwnWritesWithoutANotification(t *testing.T) {
+	db, _, a, _ := replicas(t)
+	ctx := context.Background()
+	u := reference.UserURN("own-writes")
+	if err := a.UpsertAspect(ctx, info(u, "first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.CreateEntity(ctx, []reference.Aspect{policyAspect("own-1", "one")}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)               // the writes' own notifications are in
+	if got := displayName(t, a, u); got != "first" { // now cached
+		t.Fatalf("the cache shows %q", got)
+	}
+	if got := policyCount(t, a); got != 1 { // now cached
+		t.Fatalf("the cache lists %d policies, want 1", got)
+	}
+	if err := postgres.Exec(ctx, db, `ALTER TABLE aspects DISABLE TRIGGER aspects_written`); err != nil {
+		t.Fatal(err)
+	}
+	defer postgres.Exec(ctx, db, `ALTER TABLE aspects ENABLE TRIGGER aspects_written`) //nolint:errcheck
+
+	replaced := info(u, "replaced")
+	if err := a.ReplaceAspect(ctx, replaced); err != nil {
+		t.Fatal(err)
+	}
+	if got := displayName(t, a, u); got != "replaced" {
+		t.Errorf("right after replacing the aspect the cache shows %q", got)
+	}
+	if err := a.CreateEntity(ctx, []reference.Aspect{policyAspect("own-2", "two")}); err != nil {
+		t.Fatal(err)
+	}
+	if got := policyCount(t, a); got != 2 {
+		t.Errorf("right after making a policy the cache lists %d, want 2", got)
+	}
+	if err := a.ReplaceAspect(ctx, policyAspect("own-2", "two, replaced")); err != nil {
+		t.Fatal(err)
+	}
+	if as, _, err := a.ListAspects(ctx, reference.Filter{EntityType: reference.EntityPolicy, Aspect: reference.AspectPolicyInfo}); err != nil || len(as) != 2 || !strings.Contains(string(as[0].Value)+string(as[1].Value), "two, replaced") {
+		t.Errorf("right after replacing a policy the cache lists %d (%v): want the replaced one among 2", len(as), err)
+	}
+	if _, err := a.DeleteEntity(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	if got := displayName(t, a, u); got != "" {
+		t.Errorf("right after deleting the user the cache shows %q", got)
+	}
+	if _, err := a.DeleteEntity(ctx, reference.URN{EntityType: reference.EntityPolicy, ID: "own-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := policyCount(t, a); got != 1 {
+		t.Errorf("right after deleting a policy the cache lists %d, want 1", got)
+	}
+}
+
+// TestCacheListingsAreKeptApartByAspect: two listings of one entity type
+// that differ only in the aspect listed are two listings.
+func TestCacheListingsAreKeptApartByAspect(t *testing.T) {
+	_, _, a, _ := replicas(t)
+	ctx := context.Background()
+	u := reference.UserURN("two-aspects")
+	key := reference.Aspect{URN: u, Name: reference.AspectCorpUserKey, Value: json.RawMessage(`{"username":"two-aspects"}`), CreatedAt: time.Now(), CreatedBy: "x"}
+	if err := a.CreateEntity(ctx, []reference.Aspect{key, info(u, "shown")}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	for range 2 { // the second time from memory
+		for _, name := range []string{reference.AspectCorpUserKey, reference.AspectCorpUserInfo} {
+			as, _, err := a.ListAspects(ctx, reference.Filter{EntityType: reference.EntityCorpUser, Aspect: name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(as) != 1 || as[0].Name != name {
+				t.Errorf("listing %s: %d aspects (%v), want the user's %s", name, len(as), as, name)
+			}
+		}
+	}
+}
+
+// TestCacheStartsListingsOverAfterACut: a listing held before the listener
+// was cut is not served once it listens again (a change may have come and
+// gone unheard meanwhile).
+func TestCacheStartsListingsOverAfterACut(t *testing.T) {
+	db, _, _, b := replicas(t)
+	if err := b.CreateEntity(context.Background(), []reference.Aspect{policyAspect("cut-1", "one")}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := policyCount(t, b); got != 1 { // now cached
+		t.Fatalf("the cache lists %d policies, want 1", got)
+	}
+	silently(t, db, `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by)
+		VALUES ('urn:li:dataHubPolicy:cut-2', 'dataHubPolicy', 'dataHubPolicyInfo', '{"displayName":"two","state":"ACTIVE"}', now(), 'x');
+		SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '`+postgres.ListenerName+`'`)
+	deadline := time.Now().Add(10 * time.Second)
+	for policyCount(t, b) != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("10s after its listener was cut the cache still lists %d policies, want 2", policyCount(t, b))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for {
+		if _, trusted := b.Version(reference.EntityPolicy); trusted {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the cache did not listen again within 10s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := policyCount(t, b); got != 2 {
+		t.Errorf("listening again, the cache lists %d policies, want 2", got)
+	}
+}
+
+// TestCacheStopsTrustingWhenItsListenerDrops: the moment its listening
+// connection drops the cache reads from the database, not only once its
+// last confirmation has lapsed (here the clock stands still, so it never
+// would), and while it cannot listen again it goes on doing so.
+func TestCacheStopsTrustingWhenItsListenerDrops(t *testing.T) {
+	db, _, _, b := replicas(t)
+	u := reference.UserURN("dropped")
+	if err := b.UpsertAspect(context.Background(), info(u, "before")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if got := displayName(t, b, u); got != "before" { // now cached
+		t.Fatalf("the cache shows %q", got)
+	}
+	frozen := time.Now()
+	postgres.SetNow(b, func() time.Time { return frozen })
+	postgres.SetURL(b, "postgres://catalog@127.0.0.1:1/catalog?connect_timeout=1")
+	silently(t, db, `UPDATE aspects SET value = '{"active":true,"displayName":"while down"}' WHERE urn = '`+u.String()+`' AND aspect = 'corpUserInfo';
+		SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '`+postgres.ListenerName+`'`)
+	within(t, 5*time.Second, b, u, "while down", "a change made as the listener dropped, the clock standing still")
+	if _, trusted := b.Version(reference.EntityCorpUser); trusted {
+		t.Error("a cache that cannot listen trusts itself")
+	}
+}
+
+// syncBuffer is a log the listener writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestCacheSaysWhyItCannotListen: when it cannot listen (a URL that does
+// not parse, a server that does not answer, a role that may not read the
+// change counter), the cache's warning carries the cause, and its reads go
+// to the database.
+func TestCacheSaysWhyItCannotListen(t *testing.T) {
+	db, dbURL := pgtest.Fresh(t)
+	_, asRole := role(t, dbURL)
+	for _, tc := range []struct{ name, url, cause string }{
+		{"a URL that does not parse", "postgres://[::1", "cannot parse"},
+		{"a server that does not answer", "postgres://catalog@127.0.0.1:1/catalog?connect_timeout=1", "127.0.0.1"},
+		{"no right to read the change counter", asRole, "permission denied"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var log syncBuffer
+			c := postgres.NewCache(db, tc.url, slog.New(slog.NewTextHandler(&log, nil)))
+			defer c.Close()
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(log.String(), "change notifications interrupted") {
+				if time.Now().After(deadline) {
+					t.Fatalf("no warning within 10s; the log: %s", log.String())
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			line, _, _ := strings.Cut(log.String()[strings.Index(log.String(), "change notifications interrupted"):], "\n")
+			if !strings.Contains(line, tc.cause) || strings.Contains(line, "error=<nil>") {
+				t.Errorf("the warning does not say why (want %q in it): %s", tc.cause, line)
+			}
+			if _, trusted := c.Version(reference.EntityPolicy); trusted {
+				t.Error("a cache that cannot listen trusts itself")
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -17,3 +18,17 @@ func OnRead(c *Cache, f func()) { c.onRead = f }
 
 // Invalidate makes c forget urn, as a notification of a change to it does.
 func Invalidate(c *Cache, urn reference.URN) { c.invalidate(urn) }
+
+// SetNow sets c's clock.
+func SetNow(c *Cache, now func() time.Time) {
+	c.mu.Lock()
+	c.now = now
+	c.mu.Unlock()
+}
+
+// SetURL sets where c connects when it next starts listening.
+func SetURL(c *Cache, url string) {
+	c.mu.Lock()
+	c.url = url
+	c.mu.Unlock()
+}
