@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"maps"
 	"slices"
@@ -376,7 +375,7 @@ func (c *Cache) listenOnce(ctx context.Context) error {
 			c.apply(n.Payload)
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case errors.Is(err, context.DeadlineExceeded) || wctx.Err() != nil:
+		case wctx.Err() != nil: // the heartbeat's wait is over
 			if err := c.check(ctx, conn); err != nil {
 				return err
 			}

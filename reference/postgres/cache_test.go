@@ -645,3 +645,110 @@ func TestCacheSaysWhyItCannotListen(t *testing.T) {
 		})
 	}
 }
+
+// logged is a cache over db listening at url whose log the test reads.
+func logged(t *testing.T, db *postgres.DB, url string) (*postgres.Cache, *syncBuffer) {
+	t.Helper()
+	log := &syncBuffer{}
+	c := postgres.NewCache(db, url, slog.New(slog.NewTextHandler(log, nil)))
+	t.Cleanup(c.Close)
+	return c, log
+}
+
+// warning waits for the cache's warning that it stopped listening and
+// returns its line.
+func warning(t *testing.T, log *syncBuffer) string {
+	t.Helper()
+	const msg = "change notifications interrupted"
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(log.String(), msg) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning within 10s; the log: %s", log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s := log.String()
+	line, _, _ := strings.Cut(s[strings.Index(s, msg):], "\n")
+	return line
+}
+
+// TestCacheSaysWhyItStoppedListening: when a listening cache loses its
+// connection, or may no longer read the change counter, its warning says
+// why.
+func TestCacheSaysWhyItStoppedListening(t *testing.T) {
+	t.Run("the connection ended", func(t *testing.T) {
+		db, dbURL := pgtest.Fresh(t)
+		c, log := logged(t, db, dbURL)
+		<-c.Ready()
+		if err := postgres.Exec(context.Background(), db, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '`+postgres.ListenerName+`'`); err != nil {
+			t.Fatal(err)
+		}
+
+		if line := warning(t, log); strings.Contains(line, "error=<nil>") || !strings.Contains(line, "error=") {
+			t.Errorf("the warning does not say why: %s", line)
+		}
+	})
+	t.Run("no more right to read the change counter", func(t *testing.T) {
+		db, dbURL := pgtest.Fresh(t)
+		name, asRole := role(t, dbURL)
+		pgtest.Admin(t, "GRANT SELECT ON changes TO "+name, dbURL)
+		c, log := logged(t, db, asRole)
+		<-c.Ready()
+		pgtest.Admin(t, "REVOKE SELECT ON changes FROM "+name, dbURL)
+		if line := warning(t, log); !strings.Contains(line, "permission denied") {
+			t.Errorf("the warning does not say why (want %q in it): %s", "permission denied", line)
+		}
+	})
+}
+
+// TestCacheDoesNotKeepAReadFromBeforeItListened: a read made from the
+// database while the cache was not listening, and finished once it listens
+// again, is answered but not kept: a change committed between that read
+// and the start of listening was notified to no one, and the cache would
+// hold the old value for good.
+func TestCacheDoesNotKeepAReadFromBeforeItListened(t *testing.T) {
+	db, dbURL, _, b := replicas(t)
+	u := reference.UserURN("straddle")
+	if err := db.UpsertAspect(context.Background(), info(u, "old")); err != nil {
+		t.Fatal(err)
+	}
+	untilTrusted := func(want bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if _, trusted := b.Version(reference.EntityCorpUser); trusted == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the cache's trust did not become %t within 10s", want)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	postgres.SetURL(b, "postgres://catalog@127.0.0.1:1/catalog?connect_timeout=1")
+	if err := postgres.Exec(context.Background(), db, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '`+postgres.ListenerName+`'`); err != nil {
+		t.Fatal(err)
+	}
+	untilTrusted(false)
+	straddled := false
+	postgres.OnRead(b, func() {
+		if straddled {
+			return
+		}
+		straddled = true
+		// Read, not yet kept: the user changes (its notification reaches
+		// no listener of b), then b listens again.
+		if err := db.UpsertAspect(context.Background(), info(u, "new")); err != nil {
+			t.Fatal(err)
+		}
+		postgres.SetURL(b, dbURL)
+		untilTrusted(true)
+	})
+	if got := displayName(t, b, u); got != "old" {
+		t.Fatalf("the straddling read answered %q, want what it read: %q", got, "old")
+	}
+	postgres.OnRead(b, nil)
+	if got := displayName(t, b, u); got != "new" {
+		t.Errorf("after a read that straddled the start of listening the cache answers %q, want %q", got, "new")
+	}
+}
