@@ -752,3 +752,59 @@ func TestCacheDoesNotKeepAReadFromBeforeItListened(t *testing.T) {
 		t.Errorf("after a read that straddled the start of listening the cache answers %q, want %q", got, "new")
 	}
 }
+
+// TestCacheStartsOverOnAnUnreadableNotification: a notification on the
+// changes channel that does not read as "<number> <urn>" may stand for any
+// change: the cache forgets everything, not just the URN it may name.
+func TestCacheStartsOverOnAnUnreadableNotification(t *testing.T) {
+	for _, payload := range []string{"not-a-number urn:li:corpuser:x", "7 not-a-urn"} {
+		t.Run(payload, func(t *testing.T) {
+			db, dbURL := pgtest.Fresh(t)
+			c, _ := logged(t, db, dbURL)
+			<-c.Ready()
+			y := reference.UserURN("y")
+			if err := c.UpsertAspect(context.Background(), info(y, "cached")); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond) // the write's own notification is in
+			if got := displayName(t, c, y); got != "cached" {
+				t.Fatalf("the cache shows %q", got)
+			}
+			silently(t, db, `UPDATE aspects SET value = '{"active":true,"displayName":"changed"}' WHERE urn = '`+y.String()+`' AND aspect = 'corpUserInfo'`)
+			if got := displayName(t, c, y); got != "cached" {
+				t.Fatalf("the entry was not cached (it reads %q): the test cannot tell a start-over", got)
+			}
+			if err := postgres.Exec(context.Background(), db, `SELECT pg_notify('catalogd_changes', $1)`, payload); err != nil {
+				t.Fatal(err)
+			}
+			within(t, 5*time.Second, c, y, "changed", "after an unreadable notification")
+		})
+	}
+}
+
+// TestCacheRecoversFromAMissedChange: a change counted but never notified
+// starts the cache over in place, says so, and the cache trusts itself
+// again at once (it does not go on reading everything from the database,
+// nor drop its connection).
+func TestCacheRecoversFromAMissedChange(t *testing.T) {
+	db, dbURL := pgtest.Fresh(t)
+	c, log := logged(t, db, dbURL)
+	<-c.Ready()
+	if err := postgres.Exec(context.Background(), db, `UPDATE changes SET seq = seq + 1 WHERE id = 1`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(log.String(), "a change was not notified") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no word of the missed change within 5s; the log: %s", log.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(2 * postgres.TrustFor) // past any trust from before the miss
+	if _, trusted := c.Version(reference.EntityCorpUser); !trusted {
+		t.Error("after starting over, the cache does not trust itself again")
+	}
+	if strings.Contains(log.String(), "change notifications interrupted") {
+		t.Errorf("a missed change cost the cache its connection: %s", log.String())
+	}
+}
