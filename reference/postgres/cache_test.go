@@ -808,3 +808,28 @@ func TestCacheRecoversFromAMissedChange(t *testing.T) {
 		t.Errorf("a missed change cost the cache its connection: %s", log.String())
 	}
 }
+
+// TestCacheStartsOverOnAGapInTheNotifications: a notification numbered past
+// the next one means changes came whose notifications did not: the cache
+// forgets everything (the heartbeat after will find nothing missing).
+func TestCacheStartsOverOnAGapInTheNotifications(t *testing.T) {
+	db, dbURL := pgtest.Fresh(t)
+	c, _ := logged(t, db, dbURL)
+	<-c.Ready()
+	x, y := reference.UserURN("x"), reference.UserURN("y")
+	if err := c.UpsertAspect(context.Background(), info(y, "cached")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the write's own notification is in
+	if got := displayName(t, c, y); got != "cached" {
+		t.Fatalf("the cache shows %q", got)
+	}
+	// y changes, counted but not notified, and at once x changes as usual:
+	// x's notification is the first the cache hears, one number too far.
+	silently(t, db, `UPDATE aspects SET value = '{"active":true,"displayName":"changed"}' WHERE urn = '`+y.String()+`' AND aspect = 'corpUserInfo';
+		UPDATE changes SET seq = seq + 1 WHERE id = 1`)
+	if err := db.UpsertAspect(context.Background(), info(x, "x")); err != nil {
+		t.Fatal(err)
+	}
+	within(t, 5*time.Second, c, y, "changed", "after a gap in the notifications")
+}

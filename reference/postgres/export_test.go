@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/catalogspec/catalogspec/reference"
@@ -32,3 +33,6 @@ func SetURL(c *Cache, url string) {
 	c.url = url
 	c.mu.Unlock()
 }
+
+// MigrateLock is the advisory lock Migrate takes, as SQL.
+var MigrateLock = strconv.FormatInt(migrateLock, 10)

@@ -3,7 +3,9 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -132,5 +134,58 @@ func TestListAspectsRefusedIsAnError(t *testing.T) {
 	got, total, err := noReads.ListAspects(context.Background(), reference.Filter{EntityType: "dataHubPolicy", Aspect: reference.AspectPolicyInfo, Count: 10})
 	if err == nil {
 		t.Errorf("a listing the database refused: %d aspects of %d, no error", len(got), total)
+	}
+}
+
+// TestAMigrationTheDatabaseRefusesStopsTheStart: a migration whose own SQL
+// fails (here a table of the same name is in the way) is reported with the
+// database's reason, and not recorded as applied.
+func TestAMigrationTheDatabaseRefusesStopsTheStart(t *testing.T) {
+	dbURL := pgtest.Empty(t)
+	pgtest.Admin(t, "CREATE TABLE aspects (something_else int)", dbURL)
+	db, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.Migrate(context.Background()); err == nil || !strings.Contains(err.Error(), "001_aspects.sql") || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("Migrate = %v; want the failure of 001_aspects.sql with its cause", err)
+	}
+	if err := postgres.Exec(context.Background(), db, `DO $$ BEGIN IF EXISTS (SELECT 1 FROM schema_migrations WHERE version = 1) THEN RAISE 'recorded'; END IF; END $$`); err != nil {
+		t.Errorf("the failed migration is recorded as applied: %v", err)
+	}
+}
+
+// TestMigrateGivesUpWaitingForAnotherStart: while another catalogd holds the
+// migration lock, Migrate waits; when its time runs out first it says so,
+// never carrying on as if the schema were there.
+func TestMigrateGivesUpWaitingForAnotherStart(t *testing.T) {
+	dbURL := pgtest.Empty(t)
+	holder, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	// Held in a transaction on one connection until the test ends.
+	release := make(chan struct{})
+	held := make(chan error, 1)
+	go func() {
+		held <- postgres.Exec(context.Background(), holder, `BEGIN; SELECT pg_advisory_xact_lock(`+postgres.MigrateLock+`); SELECT pg_sleep(1.5); COMMIT`)
+		close(release)
+	}()
+	time.Sleep(300 * time.Millisecond) // the holder has the lock
+	db, err := postgres.Open(context.Background(), dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if err := db.Migrate(ctx); err == nil || !strings.Contains(err.Error(), "lock") {
+		t.Errorf("Migrate while another start held the lock = %v; want an error about the lock", err)
+	}
+	<-release
+	if err := <-held; err != nil {
+		t.Fatal(err)
 	}
 }
