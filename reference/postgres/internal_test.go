@@ -3,6 +3,10 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,6 +38,11 @@ func TestTranslateClassifies(t *testing.T) {
 		{pg("42P01"), reference.EINTERNAL},
 		{pg("23503"), reference.EINTERNAL},
 		{context.DeadlineExceeded, reference.EUNAVAILABLE},
+		{context.Canceled, reference.EUNAVAILABLE},
+		{io.EOF, reference.EUNAVAILABLE},
+		{fmt.Errorf("receive message: %w", io.ErrUnexpectedEOF), reference.EUNAVAILABLE},
+		{net.ErrClosed, reference.EUNAVAILABLE},
+		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, reference.EUNAVAILABLE},
 		{errors.New("can't scan into dest[0]"), reference.EINTERNAL},
 	} {
 		got := translate(tc.err)
