@@ -344,3 +344,68 @@ func TestGraphiQLWithoutItsBundlesSaysHowToBuildThem(t *testing.T) {
 		t.Errorf("no same-origin policy on the page: %q", csp)
 	}
 }
+
+// TestGraphiQLNamesTheSignedInUserOnlyForTheirOwnSession: reached through
+// the frontend (the session cookie sent on as the bearer token), GraphiQL
+// names the signed-in user and offers sign-out; a bearer token that is not
+// the cookie's session, an empty cookie, or a request no one was
+// authenticated for gets the page with no one named.
+func TestGraphiQLNamesTheSignedInUserOnlyForTheirOwnSession(t *testing.T) {
+	s := newSite(t, false)
+	p, err := New(s.svc, []byte(strings.Repeat("c", 32)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann := reference.Actor{URN: reference.UserURN(s.username)}
+	for _, tc := range []struct {
+		name           string
+		cookie, bearer string
+		actor          bool
+		named          bool
+	}{
+		{"the session's own bearer token", "sess", "sess", true, true},
+		{"another bearer token", "sess", "other", true, false},
+		{"an empty session cookie", "", "", true, false},
+		{"no one authenticated", "sess", "sess", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodGet, "/api/graphiql", nil)
+			r.AddCookie(&http.Cookie{Name: SessionCookie, Value: tc.cookie})
+			if tc.bearer != "" {
+				r.Header.Set("Authorization", "Bearer "+tc.bearer)
+			}
+			if tc.actor {
+				r = r.WithContext(reference.NewContextWithActor(r.Context(), ann))
+			}
+			rec := httptest.NewRecorder()
+			p.GraphiQL().ServeHTTP(rec, r)
+			named := strings.Contains(rec.Body.String(), `data-testid="signed-in-user">`+s.username+`<`)
+			if named != tc.named || rec.Code != http.StatusOK {
+				t.Errorf("%d; the page names %s: %t, want %t", rec.Code, s.username, named, tc.named)
+			}
+		})
+	}
+}
+
+// TestAssetsAreFilesOnly: the stylesheets and scripts are served with
+// nosniff and an hour's caching; a directory listing or the vendor
+// folder's README is not served.
+func TestAssetsAreFilesOnly(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	resp, body, _ := s.get(t, c, "/assets/catalogd.css")
+	if resp.StatusCode != http.StatusOK || body == "" {
+		t.Fatalf("the stylesheet: %d", resp.StatusCode)
+	}
+	if got := resp.Header.Get("X-Content-Type-Options"); got != "nosniff" {
+		t.Errorf("X-Content-Type-Options: %q, want nosniff", got)
+	}
+	if got := resp.Header.Get("Cache-Control"); got != "public, max-age=3600" {
+		t.Errorf("Cache-Control: %q, want public, max-age=3600", got)
+	}
+	for _, path := range []string{"/assets/", "/assets/vendor/", "/assets/vendor/README.md"} {
+		if resp, _, _ := s.get(t, c, path); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", path, resp.StatusCode)
+		}
+	}
+}
