@@ -288,6 +288,7 @@ func TestSignInGoesOnlyToThisSite(t *testing.T) {
 		"settings/tokens":          "/settings/tokens",
 		"/api/graphiql":            "/api/graphiql",
 		"http:/\\/evil.example/x/": "/settings/tokens",
+		"/%zz":                     "/settings/tokens",
 	} {
 		if got := safeNext(next); got != want {
 			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)
@@ -305,6 +306,9 @@ func TestResetCredentialsIsDataHubsJSONAPI(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
+		if ct, sniff := resp.Header.Get("Content-Type"), resp.Header.Get("X-Content-Type-Options"); ct != "application/json" || sniff != "nosniff" {
+			t.Errorf("an answer (%d) with Content-Type %q and X-Content-Type-Options %q; want application/json, nosniff", resp.StatusCode, ct, sniff)
+		}
 		return resp.StatusCode, string(b)
 	}
 	for name, c := range map[string]struct {
@@ -325,6 +329,17 @@ func TestResetCredentialsIsDataHubsJSONAPI(t *testing.T) {
 	}
 	if _, _, err := s.svc.SignIn(context.Background(), s.username, s.password); err != nil {
 		t.Errorf("refused resets changed the password: %v", err)
+	}
+	reset, err := s.svc.CreateNativeUserResetToken(root, reference.UserURN(s.username).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, body := send("application/json", `{"email":"`+s.username+`","password":"the new one","resetToken":"`+reset+`"}`)
+	if status != http.StatusOK || !strings.Contains(body, `"message":"the password is set"`) {
+		t.Errorf("a good reset: %d %s; want 200 saying the password is set", status, body)
+	}
+	if _, _, err := s.svc.SignIn(context.Background(), s.username, "the new one"); err != nil {
+		t.Errorf("after a good reset the new password does not sign in: %v", err)
 	}
 }
 
@@ -407,5 +422,97 @@ func TestAssetsAreFilesOnly(t *testing.T) {
 		if resp, _, _ := s.get(t, c, path); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", path, resp.StatusCode)
 		}
+	}
+}
+
+// TestSignedInVisitorOfSignInGoesOn: someone already signed in who opens
+// the sign-in page is sent where they were going.
+func TestSignedInVisitorOfSignInGoesOn(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	s.signIn(t, c)
+	resp, _, _ := s.get(t, c, "/login?next=%2Fapi%2Fgraphiql")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/api/graphiql" {
+		t.Errorf("the sign-in page, signed in: %d to %q; want 303 to /api/graphiql", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestSignOutWithoutASessionGoesToSignIn: a sign-out with no session is
+// sent to sign in; nothing else happens.
+func TestSignOutWithoutASessionGoesToSignIn(t *testing.T) {
+	s := newSite(t, false)
+	resp, _ := s.post(t, s.browser(t), "/logout", url.Values{})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Errorf("sign-out with no session: %d to %q; want 303 to /login", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestSignOutOverTLSForgetsTheSecureCookie: over TLS the session cookie is
+// Secure, and the one that clears it at sign-out is too.
+func TestSignOutOverTLSForgetsTheSecureCookie(t *testing.T) {
+	s := newSite(t, true)
+	c := s.browser(t)
+	s.signIn(t, c)
+	_, _, csrf := s.get(t, c, "/settings/tokens")
+	resp, _ := s.post(t, c, "/logout", url.Values{"csrf_token": {csrf}})
+	var cleared *http.Cookie
+	for _, ck := range resp.Cookies() {
+		if ck.Name == SessionCookie {
+			cleared = ck
+		}
+	}
+	if cleared == nil || !cleared.Secure || cleared.MaxAge >= 0 {
+		t.Errorf("sign-out over TLS: session cookie %+v; want it expired and Secure", cleared)
+	}
+}
+
+// TestTokensPageShowsWhatWasAsked: the form to make a token opens when
+// asked (?new), the notice of a revocation shows after one (?revoked), and
+// neither otherwise.
+func TestTokensPageShowsWhatWasAsked(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	s.signIn(t, c)
+	for path, want := range map[string][2]bool{
+		"/settings/tokens":           {false, false},
+		"/settings/tokens?new=1":     {true, false},
+		"/settings/tokens?revoked=1": {false, true},
+	} {
+		resp, body, _ := s.get(t, c, path)
+		form, notice := strings.Contains(body, `data-testid="create-token-form"`), strings.Contains(body, "The token was revoked")
+		if resp.StatusCode != http.StatusOK || form != want[0] || notice != want[1] {
+			t.Errorf("%s: %d, form %t (want %t), revoked notice %t (want %t)", path, resp.StatusCode, form, want[0], notice, want[1])
+		}
+	}
+}
+
+// TestTokenFormsMakeAndRevoke: the form makes a token of the signed-in
+// user's and shows it once; a duration DataHub does not know is refused
+// with its reason and makes nothing; the revoke form revokes it and says
+// so; revoking a token that is not there is refused.
+func TestTokenFormsMakeAndRevoke(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	s.signIn(t, c)
+	_, _, csrf := s.get(t, c, "/settings/tokens?new=1")
+	resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"FOREVER"}})
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `data-testid="create-token-error"`) || s.tokens(t) != 0 {
+		t.Errorf("an unknown duration: %d, %d token(s); want 400 with the form's error and none made:\n%s", resp.StatusCode, s.tokens(t), body)
+	}
+	resp, body = s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"ONE_HOUR"}})
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `data-testid="new-token-value"`) || s.tokens(t) != 1 {
+		t.Fatalf("making a token: %d, %d token(s):\n%s", resp.StatusCode, s.tokens(t), body)
+	}
+	list, _, err := s.svc.ListAccessTokens(root, reference.ListAccessTokensInput{Filters: map[string][]string{"actorUrn": {reference.UserURN(s.username).String()}}})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("the token made: %v, %v", list, err)
+	}
+	resp, _ = s.post(t, c, "/settings/tokens/revoke", url.Values{"csrf_token": {csrf}, "id": {"no-such-token"}})
+	if resp.StatusCode < 400 || s.tokens(t) != 1 {
+		t.Errorf("revoking a token that is not there: %d, %d token(s); want a refusal and the token kept", resp.StatusCode, s.tokens(t))
+	}
+	resp, _ = s.post(t, c, "/settings/tokens/revoke", url.Values{"csrf_token": {csrf}, "id": {list[0].ID}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/settings/tokens?revoked=1" || s.tokens(t) != 0 {
+		t.Errorf("revoking the token: %d to %q, %d token(s) left; want 303 to /settings/tokens?revoked=1 and none", resp.StatusCode, resp.Header.Get("Location"), s.tokens(t))
 	}
 }
