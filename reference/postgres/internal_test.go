@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/puddle/v2"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -42,6 +43,7 @@ func TestTranslateClassifies(t *testing.T) {
 		{io.EOF, reference.EUNAVAILABLE},
 		{fmt.Errorf("receive message: %w", io.ErrUnexpectedEOF), reference.EUNAVAILABLE},
 		{net.ErrClosed, reference.EUNAVAILABLE},
+		{fmt.Errorf("acquire: %w", puddle.ErrClosedPool), reference.EUNAVAILABLE},
 		{&net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}, reference.EUNAVAILABLE},
 		{errors.New("can't scan into dest[0]"), reference.EINTERNAL},
 	} {

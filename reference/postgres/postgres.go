@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/puddle/v2"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -126,7 +127,7 @@ func unreachable(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
 		pgconn.Timeout(err) || errors.As(err, &connectErr) || errors.As(err, &netErr) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
-		pgconn.SafeToRetry(err)
+		pgconn.SafeToRetry(err) || errors.Is(err, puddle.ErrClosedPool) // closed: catalogd is stopping
 }
 
 // unavailable is reference.ErrUnavailable that keeps the cause for the log.

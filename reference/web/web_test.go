@@ -516,3 +516,122 @@ func TestTokenFormsMakeAndRevoke(t *testing.T) {
 		t.Errorf("revoking the token: %d to %q, %d token(s) left; want 303 to /settings/tokens?revoked=1 and none", resp.StatusCode, resp.Header.Get("Location"), s.tokens(t))
 	}
 }
+
+// TestPagesCarryTheirHeaders: every page says what it is, is never cached
+// (it may show a token), loads nothing from elsewhere and may not be framed;
+// the site's root sends a browser to its tokens page.
+func TestPagesCarryTheirHeaders(t *testing.T) {
+	s := newSite(t, false)
+	c := s.browser(t)
+	resp, _, _ := s.get(t, c, "/login")
+	for name, want := range map[string]string{
+		"Content-Type":           "text/html; charset=utf-8",
+		"Cache-Control":          "no-store",
+		"X-Content-Type-Options": "nosniff",
+		"Referrer-Policy":        "same-origin",
+		"X-Frame-Options":        "DENY",
+	} {
+		if got := resp.Header.Get(name); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	if csp := resp.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("Content-Security-Policy: %q", csp)
+	}
+	resp, _, _ = s.get(t, c, "/")
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/settings/tokens" {
+		t.Errorf("the root: %d to %q; want 303 to /settings/tokens", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestSignInFormIsBoundToAStrongCookie: before sign-in the form's token is
+// bound to a random cookie of at least 32 characters (Secure over TLS); a
+// post whose cookie is missing or shorter is refused whatever token it
+// carries, and a cookie of 32 characters is kept and accepted.
+func TestSignInFormIsBoundToAStrongCookie(t *testing.T) {
+	s := newSite(t, true)
+	p, err := New(s.svc, []byte(strings.Repeat("c", 32)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, _, _ := s.get(t, s.browser(t), "/login")
+	var pre *http.Cookie
+	for _, ck := range resp.Cookies() {
+		if ck.Name == csrfCookie {
+			pre = ck
+		}
+	}
+	if pre == nil || !pre.Secure || !pre.HttpOnly || len(pre.Value) < 32 {
+		t.Fatalf("the sign-in form's cookie over TLS: %+v; want Secure, HttpOnly, 32 characters or more", pre)
+	}
+	post := func(cookie string) int {
+		t.Helper()
+		form := url.Values{"csrf_token": {p.csrfToken("pre-session\x00" + cookie)}, "username": {s.username}, "password": {"wrong"}}
+		req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/login", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if cookie != "" {
+			req.AddCookie(&http.Cookie{Name: csrfCookie, Value: cookie})
+		}
+		resp, err := s.browser(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post(""); got != http.StatusForbidden {
+		t.Errorf("no cookie: %d, want 403", got)
+	}
+	if got := post(strings.Repeat("a", 31)); got != http.StatusForbidden {
+		t.Errorf("a cookie of 31 characters: %d, want 403", got)
+	}
+	if got := post(strings.Repeat("a", 32)); got != http.StatusUnauthorized {
+		t.Errorf("a cookie of 32 characters and its token: %d, want the 401 of a wrong password", got)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.srv.URL+"/login", nil)
+	req.AddCookie(&http.Cookie{Name: csrfCookie, Value: strings.Repeat("a", 32)})
+	resp, err = s.browser(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if len(resp.Cookies()) != 0 {
+		t.Errorf("a cookie of 32 characters was replaced: %v", resp.Cookies())
+	}
+}
+
+// TestPagesSayTheDatabaseIsUnavailable: with the database gone, every page
+// a signed-in browser opens or posts answers 503 with Retry-After and a
+// page that says so, never a sign-in form or a success.
+func TestPagesSayTheDatabaseIsUnavailable(t *testing.T) {
+	s := newSite(t, false)
+	ck := s.signIn(t, s.browser(t))
+	gone, _ := pgtest.Fresh(t)
+	gone.Close()
+	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(reference.NewService(gone, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt")}), []byte(strings.Repeat("c", 32)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	p.Mount(mux)
+	for _, tc := range []struct{ method, path string }{
+		{http.MethodGet, "/login"},
+		{http.MethodGet, "/settings/tokens"},
+		{http.MethodPost, "/logout"},
+		{http.MethodPost, "/settings/tokens"},
+		{http.MethodPost, "/settings/tokens/revoke"},
+	} {
+		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader("csrf_token=x&name=t&id=x"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.AddCookie(ck)
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, req)
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "<html") {
+			t.Errorf("%s %s with the database gone: %d, Retry-After %q; want 503 with Retry-After and a page", tc.method, tc.path, rec.Code, rec.Header().Get("Retry-After"))
+		}
+	}
+}
