@@ -3,6 +3,7 @@ package reference
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"strings"
 	"testing"
 	"time"
 )
@@ -158,5 +159,25 @@ func TestPolicyOfAnUnknownTypeGrantsNothing(t *testing.T) {
 		Actors: ActorFilter{AllUsers: true}, Resources: &ResourceFilter{AllResources: true}}
 	if p.Grants(ann, PrivManageTags, URN{}) || p.Grants(ann, PrivDeleteEntity, URN{EntityType: EntityTag, ID: "pii"}) {
 		t.Error("a policy of type OTHER grants a privilege")
+	}
+}
+
+// TestURNLengthAndZero: a URN of 1,024 bytes parses and one of 1,025 does
+// not; a URN is zero only when both its type and its id are empty.
+func TestURNLengthAndZero(t *testing.T) {
+	prefix := "urn:li:tag:"
+	if _, err := ParseURN(prefix + strings.Repeat("a", 1024-len(prefix))); err != nil {
+		t.Errorf("a URN of 1,024 bytes: %v", err)
+	}
+	if _, err := ParseURN(prefix + strings.Repeat("a", 1025-len(prefix))); err == nil {
+		t.Error("a URN of 1,025 bytes parsed")
+	}
+	for _, u := range []URN{{EntityType: "tag"}, {ID: "x"}} {
+		if u.IsZero() {
+			t.Errorf("%+v is zero", u)
+		}
+	}
+	if !(URN{}).IsZero() {
+		t.Error("the zero URN is not zero")
 	}
 }
