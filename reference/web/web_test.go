@@ -37,11 +37,17 @@ type site struct {
 
 func newSite(t *testing.T, tls bool) *site {
 	t.Helper()
+	return newSiteOn(t, tls, testDB, true)
+}
+
+// newSiteOn is a site over store, with token authentication on or off.
+func newSiteOn(t *testing.T, tls bool, store reference.Store, authEnabled bool) *site {
+	t.Helper()
 	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := reference.NewService(testDB, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt")})
+	svc := reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: []byte("salt")})
 	if _, err := svc.Bootstrap(context.Background(), "root password for the web tests"); err != nil {
 		t.Fatal(err)
 	}
@@ -634,4 +640,38 @@ func TestPagesSayTheDatabaseIsUnavailable(t *testing.T) {
 			t.Errorf("%s %s with the database gone: %d, Retry-After %q; want 503 with Retry-After and a page", tc.method, tc.path, rec.Code, rec.Header().Get("Retry-After"))
 		}
 	}
+}
+
+// TestTokenFormRefusesWhoMayNotMakeTokens: without GENERATE_PERSONAL_ACCESS_TOKENS
+// (here no policy gives it to every user) the form's post is refused with
+// 403 and the reason, and with token authentication off it is refused
+// with 403; neither makes a token.
+func TestTokenFormRefusesWhoMayNotMakeTokens(t *testing.T) {
+	t.Run("no privilege", func(t *testing.T) {
+		db, _ := pgtest.Fresh(t)
+		s := newSiteOn(t, false, db, true)
+		everyone := reference.BootPolicies()[2]
+		everyone.State = reference.PolicyInactive
+		if _, err := s.svc.UpdatePolicy(root, everyone.URN.String(), everyone); err != nil {
+			t.Fatal(err)
+		}
+		c := s.browser(t)
+		s.signIn(t, c)
+		_, _, csrf := s.get(t, c, "/settings/tokens")
+		resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"ONE_HOUR"}})
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-testid="tokens-notice"`) || strings.Contains(body, `data-testid="create-token-form"`) || s.tokens(t) != 0 {
+			t.Errorf("a post without the privilege: %d, %d token(s); want 403 with the reason as a notice, no form, none made:\n%s", resp.StatusCode, s.tokens(t), body)
+		}
+	})
+	t.Run("token authentication off", func(t *testing.T) {
+		db, _ := pgtest.Fresh(t)
+		s := newSiteOn(t, false, db, false)
+		c := s.browser(t)
+		s.signIn(t, c)
+		_, _, csrf := s.get(t, c, "/settings/tokens")
+		resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"ONE_HOUR"}})
+		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-testid="token-auth-disabled-message"`) || s.tokens(t) != 0 {
+			t.Errorf("a post with token authentication off: %d, %d token(s); want 403 saying so, none made:\n%s", resp.StatusCode, s.tokens(t), body)
+		}
+	})
 }
