@@ -120,6 +120,15 @@ func (s *site) post(t *testing.T, c *http.Client, path string, form url.Values) 
 	return resp, string(b)
 }
 
+// signedInAt is a browser signed in at path, and the CSRF token of its form.
+func (s *site) signedInAt(t *testing.T, path string) (*http.Client, string) {
+	t.Helper()
+	c := s.browser(t)
+	s.signIn(t, c)
+	_, _, csrf := s.get(t, c, path)
+	return c, csrf
+}
+
 // signIn signs in through the form and returns the session cookie.
 func (s *site) signIn(t *testing.T, c *http.Client) *http.Cookie {
 	t.Helper()
@@ -257,9 +266,7 @@ func TestSignOutEndsTheSession(t *testing.T) {
 
 func TestTokenFormWithoutANameSaysSoAndMakesNothing(t *testing.T) {
 	s := newSite(t, false)
-	c := s.browser(t)
-	s.signIn(t, c)
-	_, _, csrf := s.get(t, c, "/settings/tokens?new=1")
+	c, csrf := s.signedInAt(t, "/settings/tokens?new=1")
 	for _, name := range []string{"", "   "} {
 		resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {name}, "description": {"d"}, "duration": {"ONE_HOUR"}})
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Give the token a name.") || strings.Contains(body, `data-testid="new-token-value"`) {
@@ -457,9 +464,7 @@ func TestSignOutWithoutASessionGoesToSignIn(t *testing.T) {
 // Secure, and the one that clears it at sign-out is too.
 func TestSignOutOverTLSForgetsTheSecureCookie(t *testing.T) {
 	s := newSite(t, true)
-	c := s.browser(t)
-	s.signIn(t, c)
-	_, _, csrf := s.get(t, c, "/settings/tokens")
+	c, csrf := s.signedInAt(t, "/settings/tokens")
 	resp, _ := s.post(t, c, "/logout", url.Values{"csrf_token": {csrf}})
 	var cleared *http.Cookie
 	for _, ck := range resp.Cookies() {
@@ -498,9 +503,7 @@ func TestTokensPageShowsWhatWasAsked(t *testing.T) {
 // so; revoking a token that is not there is refused.
 func TestTokenFormsMakeAndRevoke(t *testing.T) {
 	s := newSite(t, false)
-	c := s.browser(t)
-	s.signIn(t, c)
-	_, _, csrf := s.get(t, c, "/settings/tokens?new=1")
+	c, csrf := s.signedInAt(t, "/settings/tokens?new=1")
 	resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"FOREVER"}})
 	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `data-testid="create-token-error"`) || s.tokens(t) != 0 {
 		t.Errorf("an unknown duration: %d, %d token(s); want 400 with the form's error and none made:\n%s", resp.StatusCode, s.tokens(t), body)
@@ -655,9 +658,7 @@ func TestTokenFormRefusesWhoMayNotMakeTokens(t *testing.T) {
 		if _, err := s.svc.UpdatePolicy(root, everyone.URN.String(), everyone); err != nil {
 			t.Fatal(err)
 		}
-		c := s.browser(t)
-		s.signIn(t, c)
-		_, _, csrf := s.get(t, c, "/settings/tokens")
+		c, csrf := s.signedInAt(t, "/settings/tokens")
 		resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"ONE_HOUR"}})
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-testid="tokens-notice"`) || strings.Contains(body, `data-testid="create-token-form"`) || s.tokens(t) != 0 {
 			t.Errorf("a post without the privilege: %d, %d token(s); want 403 with the reason as a notice, no form, none made:\n%s", resp.StatusCode, s.tokens(t), body)
@@ -666,9 +667,7 @@ func TestTokenFormRefusesWhoMayNotMakeTokens(t *testing.T) {
 	t.Run("token authentication off", func(t *testing.T) {
 		db, _ := pgtest.Fresh(t)
 		s := newSiteOn(t, false, db, false)
-		c := s.browser(t)
-		s.signIn(t, c)
-		_, _, csrf := s.get(t, c, "/settings/tokens")
+		c, csrf := s.signedInAt(t, "/settings/tokens")
 		resp, body := s.post(t, c, "/settings/tokens", url.Values{"csrf_token": {csrf}, "name": {"t"}, "duration": {"ONE_HOUR"}})
 		if resp.StatusCode != http.StatusForbidden || !strings.Contains(body, `data-testid="token-auth-disabled-message"`) || s.tokens(t) != 0 {
 			t.Errorf("a post with token authentication off: %d, %d token(s); want 403 saying so, none made:\n%s", resp.StatusCode, s.tokens(t), body)
