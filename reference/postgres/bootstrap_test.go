@@ -211,3 +211,47 @@ func storedPolicy(t *testing.T, db *postgres.DB, urn reference.URN) reference.Po
 	}
 	return p
 }
+
+// legacyRootPolicies stores the root user's starting policies as an earlier
+// catalogd did: written by the system user, editable.
+func legacyRootPolicies(t *testing.T, db *postgres.DB) {
+	t.Helper()
+	for _, p := range reference.BootPolicies()[:2] {
+		p.Editable = true
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.UpsertAspect(context.Background(), reference.Aspect{URN: p.URN, Name: reference.AspectPolicyInfo, Value: b, CreatedAt: time.Now(), CreatedBy: reference.SystemUser.String()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestStartSettlesBothRootPolicies: both of the root user's policies stored
+// editable by an earlier catalogd are settled by one start, and whichever
+// store call of the settling fails, the start reports it.
+func TestStartSettlesBothRootPolicies(t *testing.T) {
+	ctx := context.Background()
+	db, _ := pgtest.Fresh(t)
+	if _, err := firstStart(t, db).Bootstrap(ctx, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	legacyRootPolicies(t, db)
+	healthy := &faultyStore{Store: db}
+	if _, err := firstStart(t, healthy).Bootstrap(ctx, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range reference.BootPolicies()[:2] {
+		if got := storedPolicy(t, db, p.URN); got.Editable {
+			t.Errorf("%s after a start: still editable", p.URN)
+		}
+	}
+	for n := 1; n <= len(healthy.calls); n++ {
+		legacyRootPolicies(t, db)
+		store := &faultyStore{Store: db, failAt: n}
+		if _, err := firstStart(t, store).Bootstrap(ctx, "pw"); err == nil {
+			t.Errorf("store call %d of %d (%s) failing: Bootstrap reported no error", n, len(healthy.calls), healthy.calls[n-1])
+		}
+	}
+}
