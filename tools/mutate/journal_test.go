@@ -133,3 +133,35 @@ func TestCopyTreeDigestFollowsContent(t *testing.T) {
 		t.Error("a changed file left the digest as it was")
 	}
 }
+
+// TestCopyTreeLeavesNodeModulesOut: npm's working copy, at any depth, is
+// neither copied nor digested, so a fresh clone whose npm install differs
+// in bookkeeping still resumes a journal.
+func TestCopyTreeLeavesNodeModulesOut(t *testing.T) {
+	src := t.TempDir()
+	nm := filepath.Join(src, "reference", "web", "npm", "node_modules")
+	if err := os.MkdirAll(nm, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(src, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d1, err := copyTree(src, filepath.Join(t.TempDir(), "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(nm, ".package-lock.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "y")
+	d2, err := copyTree(src, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d1 != d2 {
+		t.Errorf("a file under node_modules changed the digest: %s, %s", d1, d2)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "reference", "web", "npm", "node_modules")); !os.IsNotExist(err) {
+		t.Errorf("node_modules was copied: %v", err)
+	}
+}

@@ -157,7 +157,9 @@ func copyTree(from, to string) (string, error) {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && snapshotSkip[rel] {
+		if d.IsDir() && (snapshotSkip[rel] || d.Name() == "node_modules") {
+			// node_modules: npm's working copy; the build embeds what
+			// make assets copied out of it, which is digested.
 			return filepath.SkipDir
 		}
 		dst := filepath.Join(to, rel)
