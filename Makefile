@@ -91,7 +91,7 @@ clean:
 # The report, with the kill rate and every survivor, goes to
 # mutation/report.txt; mutation/equivalent.txt lists the mutants that cannot
 # change behaviour, each with why. Not part of `make test`: a complete run
-# took 1h21m on two cores with JOBS=2 (1,358 mutants, 2026-11-25).
+# takes about 50 minutes on two cores with JOBS=2 (1,301 mutants run).
 BUDGET ?= 30m
 JOBS   ?= 1
 
