@@ -258,16 +258,7 @@ func TestCacheReadsThroughWhileNotListening(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, 5*time.Second, b, u, "while cut", "a change made while the listener was cut")
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, trusted := b.Version(reference.EntityCorpUser); trusted {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the cache did not listen again within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	untilTrusted(t, b, true)
 	// Listening again, it still shows what it read while cut, not what it
 	// held before.
 	if got := displayName(t, b, u); got != "while cut" {
@@ -555,15 +546,7 @@ func TestCacheStartsListingsOverAfterACut(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	for {
-		if _, trusted := b.Version(reference.EntityPolicy); trusted {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the cache did not listen again within 10s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	untilTrusted(t, b, true)
 	if got := policyCount(t, b); got != 2 {
 		t.Errorf("listening again, the cache lists %d policies, want 2", got)
 	}
@@ -712,24 +695,11 @@ func TestCacheDoesNotKeepAReadFromBeforeItListened(t *testing.T) {
 	if err := db.UpsertAspect(context.Background(), info(u, "old")); err != nil {
 		t.Fatal(err)
 	}
-	untilTrusted := func(want bool) {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if _, trusted := b.Version(reference.EntityCorpUser); trusted == want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the cache's trust did not become %t within 10s", want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
 	postgres.SetURL(b, "postgres://catalog@127.0.0.1:1/catalog?connect_timeout=1")
 	if err := postgres.Exec(context.Background(), db, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '`+postgres.ListenerName+`'`); err != nil {
 		t.Fatal(err)
 	}
-	untilTrusted(false)
+	untilTrusted(t, b, false)
 	straddled := false
 	postgres.OnRead(b, func() {
 		if straddled {
@@ -742,7 +712,7 @@ func TestCacheDoesNotKeepAReadFromBeforeItListened(t *testing.T) {
 			t.Fatal(err)
 		}
 		postgres.SetURL(b, dbURL)
-		untilTrusted(true)
+		untilTrusted(t, b, true)
 	})
 	if got := displayName(t, b, u); got != "old" {
 		t.Fatalf("the straddling read answered %q, want what it read: %q", got, "old")
@@ -832,4 +802,19 @@ func TestCacheStartsOverOnAGapInTheNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	within(t, 5*time.Second, c, y, "changed", "after a gap in the notifications")
+}
+
+// untilTrusted waits up to 10s for c to trust itself (want) or not.
+func untilTrusted(t *testing.T, c *postgres.Cache, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, trusted := c.Version(reference.EntityCorpUser); trusted == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the cache's trust did not become %t within 10s", want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
