@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,13 @@ type Config struct {
 	// DefaultSessionLifetime).
 	SessionLifetime time.Duration
 	Logger          *slog.Logger // nil means slog.Default()
+	// PolicyRefresh, for conformance testing only, makes the Service
+	// judge requests on the active policies as RefreshPolicies last read
+	// them, every PolicyRefresh, as DataHub's authorizer does: a policy
+	// change then takes effect at the next refresh (search-backed, so a
+	// new policy waits for the store's search lag too). Zero: every
+	// request is judged on the policies as they are.
+	PolicyRefresh time.Duration
 }
 
 // Service applies the contract's rules on top of a Store. Transports call it
@@ -40,6 +48,9 @@ type Service struct {
 	// the policies while the store's version of their type holds.
 	users  memo[userRecord]
 	tokens memo[AccessTokenInfo]
+	// refreshed is, with Config.PolicyRefresh, the active policies as the
+	// last refresh read them; nil until first needed.
+	refreshed atomic.Pointer[policyIndex]
 }
 
 // userRecord is a user as read, or that there is none.
@@ -139,6 +150,9 @@ func (s *Service) actor(ctx context.Context) (Actor, error) {
 // activePolicies returns the ACTIVE policies as they are now, indexed by
 // whom they name.
 func (s *Service) activePolicies(ctx context.Context) (*policyIndex, error) {
+	if s.cfg.PolicyRefresh > 0 {
+		return s.refreshedPolicies(ctx)
+	}
 	versioned, _ := s.store.(Versioned)
 	var (
 		version uint64
@@ -153,10 +167,26 @@ func (s *Service) activePolicies(ctx context.Context) (*policyIndex, error) {
 			return ix, nil
 		}
 	}
-	aspects, _, err := s.store.ListAspects(ctx, Filter{
+	ix, err := s.loadPolicies(ctx, Filter{
 		EntityType: EntityPolicy, Aspect: AspectPolicyInfo,
 		Where: map[string][]string{"state": {PolicyActive}},
 	})
+	if err != nil {
+		return nil, err
+	}
+	if trusted {
+		// version was read before the policies: a change made meanwhile
+		// has moved the store's version on, and the next call reloads.
+		s.polMu.Lock()
+		s.policies, s.polVersion = ix, version
+		s.polMu.Unlock()
+	}
+	return ix, nil
+}
+
+// loadPolicies reads the policies f lists and indexes the ACTIVE ones.
+func (s *Service) loadPolicies(ctx context.Context, f Filter) (*policyIndex, error) {
+	aspects, _, err := s.store.ListAspects(ctx, f)
 	if err != nil {
 		return nil, err
 	}
@@ -166,17 +196,56 @@ func (s *Service) activePolicies(ctx context.Context) (*policyIndex, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		if p.State == PolicyActive {
+			out = append(out, p)
+		}
 	}
-	ix := newPolicyIndex(out)
-	if trusted {
-		// version was read before the policies: a change made meanwhile
-		// has moved the store's version on, and the next call reloads.
-		s.polMu.Lock()
-		s.policies, s.polVersion = ix, version
-		s.polMu.Unlock()
+	return newPolicyIndex(out), nil
+}
+
+// refreshedPolicies are the active policies as the last refresh read them;
+// the first call reads them itself (as they are: the index of a store that
+// starts is built from what it holds).
+func (s *Service) refreshedPolicies(ctx context.Context) (*policyIndex, error) {
+	if ix := s.refreshed.Load(); ix != nil {
+		return ix, nil
 	}
-	return ix, nil
+	ix, err := s.loadPolicies(ctx, Filter{EntityType: EntityPolicy, Aspect: AspectPolicyInfo})
+	if err != nil {
+		return nil, err
+	}
+	s.refreshed.CompareAndSwap(nil, ix)
+	return s.refreshed.Load(), nil
+}
+
+// RefreshPolicies, with Config.PolicyRefresh set, reads the policies anew
+// every PolicyRefresh until ctx ends, as DataHub's authorizer does
+// (DataHubAuthorizer's PolicyRefreshRunnable, scheduled at a fixed rate of
+// POLICY_CACHE_REFRESH_INTERVAL_SECONDS): through the search-backed listing
+// (PolicyFetcher scrolls the search index, then reads each policy), each
+// instance on its own schedule. A refresh that fails keeps the policies it
+// had until the next one, as DataHub's does.
+func (s *Service) RefreshPolicies(ctx context.Context) {
+	if s.cfg.PolicyRefresh <= 0 {
+		return
+	}
+	tick := time.NewTicker(s.cfg.PolicyRefresh)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		ix, err := s.loadPolicies(ctx, Filter{EntityType: EntityPolicy, Aspect: AspectPolicyInfo, Search: true})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.cfg.Logger.WarnContext(ctx, "refreshing the policies failed: keeping the last ones until the next refresh", "error", err)
+			}
+			continue
+		}
+		s.refreshed.Store(ix)
+	}
 }
 
 // policyIndex is a set of active policies indexed by the users they name,

@@ -158,13 +158,20 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	}
 	aspects, total, err := s.store.ListAspects(ctx, Filter{
 		EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
-		Where: in.Filters, Start: start, Count: count,
+		Where: in.Filters, Start: start, Count: count, Search: true, KeepGone: true,
 	})
 	if err != nil {
 		return nil, 0, err
 	}
 	out := make([]AccessTokenInfo, 0, len(aspects))
-	for _, a := range aspects {
+	for i, a := range aspects {
+		if a.Value == nil {
+			// DataHub's ListAccessTokensResolver lists what its search
+			// index holds and loads each token from the database; a token
+			// revoked since loads as null, which its non-null list type
+			// turns into a null answer with an error.
+			return nil, 0, fmt.Errorf("the field at path '/listAccessTokens/tokens[%d]' was declared as a non null type, but the code involved in retrieving data has wrongly returned a null value: the search index still lists the token %s, revoked since (as DataHub's does for a while; CATALOGD_SEARCH_LAG)", i, a.URN.ID)
+		}
 		t, err := decodeTokenInfo(a)
 		if err != nil {
 			return nil, 0, err

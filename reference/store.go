@@ -23,6 +23,20 @@ type Filter struct {
 	Where      map[string][]string
 	Start      int
 	Count      int
+	// Search marks a listing that DataHub serves from its search index,
+	// which lags behind writes (a token, policy or user list). A Store that
+	// models the lag (SearchLag) lists an entity only once the lag has
+	// passed since it was made, and goes on listing one deleted within the
+	// lag; other Stores list what is there now. Joining a new search-backed
+	// listing to the lag is setting this field (and, for an entity type
+	// not in searchKeys, naming its key aspect there).
+	Search bool
+	// KeepGone, with Search, lists an entity the index still holds and the
+	// store no longer does with a nil Value, for a caller that answers as
+	// DataHub's resolver does when it meets one; without it such entities
+	// are left out of the page (still counted in the total), as DataHub's
+	// policy and user lists leave them out.
+	KeepGone bool
 }
 
 // Store keeps aspects. Implementations translate their own errors: a unique

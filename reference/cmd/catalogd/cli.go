@@ -107,4 +107,9 @@ Environment:
   GOGC                                the Go collector's target (default 400 for serve: the live heap is small)
   CATALOGD_CACHE                      false reads users, tokens and policies from PostgreSQL on
                                       every request instead of keeping them in memory (default true)
-  CATALOGD_CLOCK_OFFSET               for conformance testing only: run the clock ahead (e.g. 25h)`
+  CATALOGD_CLOCK_OFFSET               for conformance testing only: run the clock ahead (e.g. 25h)
+  CATALOGD_POLICY_REFRESH             for conformance testing only: apply policy changes at a refresh
+                                      every this long, as DataHub does (its default: 120s)
+  CATALOGD_SEARCH_LAG                 for conformance testing only: token, policy and user lists show
+                                      a change this long after it is made, as DataHub's search index
+                                      does (its default: up to 4s)`

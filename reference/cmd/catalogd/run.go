@@ -114,6 +114,7 @@ func (c *common) logger(stderr io.Writer) (*slog.Logger, error) {
 // backend is an open, migrated database and a Service over it.
 type backend struct {
 	limits   limits // read from the environment once, before any I/O
+	lag      lag    // CATALOGD_POLICY_REFRESH, CATALOGD_SEARCH_LAG: for conformance testing only
 	provided *pgprovider.Database
 	db       *postgres.DB
 	// cache is the store serve uses (nil for token create, or with
@@ -147,6 +148,9 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 	}
 	b := &backend{}
 	if b.limits, err = limitsFrom(getenv); err != nil {
+		return nil, nil, err
+	}
+	if b.lag, err = lagFrom(getenv); err != nil {
 		return nil, nil, err
 	}
 	defer func() {
@@ -200,10 +204,27 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		b.cache = postgres.NewCache(b.db, b.provided.URL, logger)
 		store = b.cache
 	}
-	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL})
+	if b.lag.on() {
+		logger.Warn("this instance lags as DataHub does: for conformance testing only",
+			"CATALOGD_POLICY_REFRESH", b.lag.policyRefresh.String(), "CATALOGD_SEARCH_LAG", b.lag.search.String())
+	}
+	var searchLag *reference.SearchLag
+	if b.lag.search > 0 {
+		searchLag = reference.NewSearchLag(store, b.lag.search, now)
+		store = searchLag
+	}
+	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, PolicyRefresh: b.lag.policyRefresh})
 	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
 	if err != nil {
 		return nil, nil, err
+	}
+	if searchLag != nil {
+		// This instance's index starts with what the database holds.
+		built := time.Now()
+		if now != nil {
+			built = now()
+		}
+		searchLag.BuiltAt(built)
 	}
 	if generated != "" {
 		fmt.Fprintf(announce, "catalogd: generated a password for the root user %s; it is shown this once: %s\n", reference.RootUser, generated)

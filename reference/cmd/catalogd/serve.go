@@ -59,6 +59,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	lim := b.limits
 	defer b.close()
+	go b.svc.RefreshPolicies(ctx) // with CATALOGD_POLICY_REFRESH only
 
 	gmsLn, err := net.Listen("tcp", gmsAddr)
 	if err != nil {
