@@ -35,7 +35,7 @@ const (
 
 // startReference starts the reference and returns it as the target. Logs go
 // to reportsDir/catalogd.log and reportsDir/catalogd-noauth.log.
-func startReference(ctx context.Context, getenv func(string) string, reportsDir string) (_ *target, err error) {
+func startReference(ctx context.Context, getenv func(string) string, reportsDir string, lag referenceLag) (_ *target, err error) {
 	var stops []func(context.Context) error
 	stopAll := func(ctx context.Context) error {
 		var errs []error
@@ -70,7 +70,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	}
 	stops = append(stops, db.Close)
 
-	env := withEnv(os.Environ(), "DATABASE_URL", db.URL)
+	env := lag.env(withEnv(os.Environ(), "DATABASE_URL", db.URL))
 
 	gms, frontend, stop, err := startCatalogd(ctx, bin, withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), logFile, logPath)
 	if err != nil {
@@ -129,6 +129,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 		AdminToken: token,
 		NoAuthGMS:  noAuthGMS,
 		Reference:  true,
+		Lag:        lag,
 
 		NoAuthFrontend: noAuthFrontend,
 		LaterGMS:       laterGMS,

@@ -25,6 +25,7 @@ import (
 //	| CATALOGSPEC_REPLICA_GMS_URL | metadata service of another instance of the same deployment (same database, same clock) | unset: @cap:replicas is skipped |
 //	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
+//	| CATALOGSPEC_REFERENCE_LAG  | start the reference lagging as DataHub does: datahub, or <policy refresh>[,<search lag>] | unset: immediate |
 const (
 	envGMS            = "CATALOGSPEC_GMS_URL"
 	envFrontend       = "CATALOGSPEC_FRONTEND_URL"
@@ -35,6 +36,7 @@ const (
 	envReplica        = "CATALOGSPEC_REPLICA_GMS_URL"
 	envPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
 	envCatalogd       = "CATALOGSPEC_CATALOGD"
+	envReferenceLag   = "CATALOGSPEC_REFERENCE_LAG"
 )
 
 // laterBy is how far ahead the clock of the CATALOGSPEC_LATER_GMS_URL
@@ -67,6 +69,9 @@ type target struct {
 	// or leaving a list, may take to show.
 	Propagation time.Duration
 	Reference   bool // the harness started the reference
+	// Lag is how the harness started the reference: lagging as DataHub
+	// does, or immediate (zero).
+	Lag referenceLag
 	// Pages says whether the frontend serves the browser pages the @ui
 	// scenarios drive (preflight looks).
 	Pages bool
@@ -89,12 +94,19 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 				return nil, fmt.Errorf("%s is set but %s is not: set both to test a deployment, or neither to test the reference", v, envGMS)
 			}
 		}
-		t, err := startReference(ctx, getenv, reportsDir)
+		lag, err := parseReferenceLag(getenv(envReferenceLag))
 		if err != nil {
 			return nil, err
 		}
-		t.Propagation, err = propagation(getenv, referencePropagation)
+		t, err := startReference(ctx, getenv, reportsDir, lag)
+		if err != nil {
+			return nil, err
+		}
+		t.Propagation, err = propagation(getenv, lag.window())
 		return t, err
+	}
+	if getenv(envReferenceLag) != "" {
+		return nil, fmt.Errorf("%s is set, but so is %s: the lag is a way of starting the reference, not of a deployment", envReferenceLag, envGMS)
 	}
 	t := &target{
 		GMS:        strings.TrimRight(gms, "/"),
@@ -185,6 +197,9 @@ func (t *target) describe() string {
 	who := "deployment"
 	if t.Reference {
 		who = "reference started by the harness"
+		if t.Lag.on() {
+			who += fmt.Sprintf(" lagging as DataHub does (policy refresh every %s, search lag %s)", t.Lag.PolicyRefresh, t.Lag.Search)
+		}
 	}
 	later := t.LaterGMS
 	if later == "" {

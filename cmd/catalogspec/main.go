@@ -52,7 +52,7 @@ var runFlags = []struct{ name, env, usage string }{
 	{"noauth-frontend-url", "CATALOGSPEC_NOAUTH_FRONTEND_URL", "frontend of that instance"},
 	{"later-gms-url", "CATALOGSPEC_LATER_GMS_URL", "metadata service of an instance sharing the data whose clock runs 25 hours ahead"},
 	{"replica-gms-url", "CATALOGSPEC_REPLICA_GMS_URL", "metadata service of another instance of the same deployment (same database and clock)"},
-	{"propagation-timeout", "CATALOGSPEC_PROPAGATION_TIMEOUT", "how long a policy change or a token list may take to show (default 150s; 5s for the reference)"},
+	{"propagation-timeout", "CATALOGSPEC_PROPAGATION_TIMEOUT", "how long a policy change or a token list may take to show (default 150s; 5s for the reference, a refresh and a search lag and a quarter more when it lags)"},
 	{"tags", "CATALOGSPEC_TAGS", "tag expression selecting scenarios, e.g. @must or @cap:tokens && ~@exclusive (default all)"},
 	{"disable", "CATALOGSPEC_DISABLE", "capabilities switched off, comma-separated, reported as disabled"},
 	{"fail-on", "CATALOGSPEC_FAIL_ON", "lowest level whose failure fails the run: must, should or may (default must; should for the reference)"},
@@ -63,6 +63,7 @@ var runFlags = []struct{ name, env, usage string }{
 	{"reports-dir", "CATALOGSPEC_REPORTS_DIR", "where report.html, results.json, junit.xml and cucumber.json go (default reports)"},
 	{"fail-fast", "CATALOGSPEC_FAIL_FAST", "1: stop at the first failing scenario"},
 	{"catalogd", "CATALOGSPEC_CATALOGD", "a built catalogd, for running the reference"},
+	{"reference-lag", "CATALOGSPEC_REFERENCE_LAG", "start the reference lagging as DataHub does, for conformance testing: datahub (policies refreshed every 120s, lists 4s behind), or <policy refresh>[,<search lag>] such as 3s,1s (default: immediate)"},
 	{"browser", "CATALOGSPEC_BROWSER", "the Chromium the @ui scenarios drive, headless (default chromium on PATH)"},
 }
 
