@@ -32,6 +32,7 @@ var entities = map[string]entitySpec{
 		AspectTagKey:        "com.linkedin.metadata.key.TagKey",
 		AspectTagProperties: "com.linkedin.tag.TagProperties",
 		"ownership":         "com.linkedin.common.Ownership",
+		"status":            "com.linkedin.common.Status",
 	}},
 	EntityDataset: {snapshot: "DatasetSnapshot", ingestible: true, anyAspect: true, aspects: map[string]string{
 		"datasetKey":                "com.linkedin.metadata.key.DatasetKey",
