@@ -653,6 +653,44 @@ func (w *world) openTokensPage(name string) (*browserPage, error) {
 	return b, nil
 }
 
+// untilTokenListed waits, within the propagation window, until the access
+// tokens page in b lists the token named (or, with want false, no longer
+// does), opening the page again while it does not: the page lists tokens
+// from DataHub's search index, which lags behind making and revoking them.
+func (w *world) untilTokenListed(b *browserPage, name string, want bool) error {
+	what := fmt.Sprintf("the access tokens page listing the token %q", name)
+	if !want {
+		what = fmt.Sprintf("the access tokens page no longer listing the token %q", name)
+	}
+	return w.eventually(what, func() (bool, error) {
+		var seen struct {
+			Page bool `json:"page"`
+			Row  bool `json:"row"`
+		}
+		if err := b.eval(fmt.Sprintf(`({page: !!document.querySelector('[data-testid="add-token-button"]'), row: !!(%s)})`, fmt.Sprintf(tokenRowJS, name)), &seen); err != nil {
+			return false, w.uiFail(b, "%v", err)
+		}
+		var miss error
+		switch {
+		case !seen.Page:
+			// An error instead of the list says nothing either way.
+			miss = w.uiFail(b, "the access tokens page is not shown")
+		case seen.Row == want:
+			return true, nil
+		case want:
+			miss = w.uiFail(b, "the page does not list the token %q", name)
+		default:
+			miss = w.uiFail(b, "the page still lists the token %q", name)
+		}
+		// Opened again by its address (never reloaded: that could send a
+		// form again).
+		if err := b.navigate(w.frontend() + tokensPath); err != nil {
+			return false, w.uiFail(b, "opening the access tokens page again: %v", err)
+		}
+		return false, miss
+	})
+}
+
 func opensTokensPage(ctx context.Context, name string) error {
 	_, err := theWorld(ctx).openTokensPage(name)
 	return err
@@ -998,6 +1036,9 @@ func pageListsToken(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := w.untilTokenListed(b, t.name, true); err != nil {
+		return err
+	}
 	var row string
 	if err := b.eval(fmt.Sprintf(`((%s) || {}).textContent || ""`, fmt.Sprintf(tokenRowJS, t.name)), &row); err != nil {
 		return w.uiFail(b, "%v", err)
@@ -1023,6 +1064,9 @@ func pageListsExpiry(ctx context.Context, listed string) error {
 		Found     bool   `json:"found"`
 		Text      string `json:"text"`
 		ExpiresAt string `json:"expiresAt"`
+	}
+	if err := w.untilTokenListed(b, t.name, true); err != nil {
+		return err
 	}
 	js := fmt.Sprintf(`(() => { const r = %s; const c = r && r.querySelector('[data-testid="token-expires"]');
 		return c ? {found: true, text: c.textContent.trim(), expiresAt: c.getAttribute("data-expires-at") || ""} : {found: false} })()`, fmt.Sprintf(tokenRowJS, t.name))
@@ -1060,14 +1104,7 @@ func pageNoLongerListsToken(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var found bool
-	if err := b.eval(fmt.Sprintf(`!!(%s)`, fmt.Sprintf(tokenRowJS, t.name)), &found); err != nil {
-		return w.uiFail(b, "%v", err)
-	}
-	if found {
-		return w.uiFail(b, "the page still lists the token %q", t.name)
-	}
-	return nil
+	return w.untilTokenListed(b, t.name, false)
 }
 
 // startRevoking clicks the token's Revoke and waits for the confirmation.
@@ -1079,6 +1116,9 @@ func (w *world) startRevoking(name string) (*browserPage, error) {
 	b, err := w.openTokensPage(name)
 	if err != nil {
 		return nil, err
+	}
+	if err := w.untilTokenListed(b, t.name, true); err != nil {
+		return b, err
 	}
 	clicked := false
 	before := b.loadCount()
