@@ -84,7 +84,7 @@ func settle(ctx context.Context, err error) error {
 // outcome is the scenario's result, once it has ended. stepErr is what
 // godog passed to the After hook; cleanupErr what cleaning up reported.
 func (w *world) outcome(stepErr, cleanupErr error) *outcome {
-	o := &outcome{scenarioInfo: w.info, Duration: time.Since(w.started).Seconds()}
+	o := &outcome{scenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
 	if w.notRun != "" {
 		o.Status, o.Reason, o.Duration = w.notRun, w.notRunReason, 0
 		return o

@@ -80,12 +80,17 @@ type policyRecord struct {
 func policyKey(name, privilege string) string { return name + " " + privilege }
 
 // grant makes a policy that gives p the privilege, on resources for a
-// metadata privilege (every resource when nil), and waits until it shows.
+// metadata privilege (every resource when nil), and leaves pending the wait
+// until it shows (pending.go).
 func (w *world) grant(p *person, privilege string, resources *resourceFilter) error {
 	if err := w.grantNoWait(p, privilege, resources); err != nil {
 		return err
 	}
-	return w.untilEffective(p, privilege, w.policies[policyKey(p.name, privilege)].input.Resources)
+	granted := w.policies[policyKey(p.name, privilege)].input.Resources
+	w.waitLater(fmt.Sprintf("the grant of %s to %s taking effect", privilege, p.name), func() error {
+		return w.untilEffective(p, privilege, granted)
+	})
+	return nil
 }
 
 // grantNoWait makes the policy and returns at once.
@@ -124,13 +129,9 @@ func (w *world) grantNoWait(p *person, privilege string, resources *resourceFilt
 // when its cache refreshes. Each probe is harmless: `me` for a platform
 // privilege, a read for a read privilege, an ingestion of the status aspect
 // {"removed": false} (the default) for EDIT_ENTITY, and for DELETE_ENTITY
-// the deletion of a tag the suite makes for the purpose. Without a token p
-// cannot probe, and nothing waits.
+// the deletion of a tag the suite makes for the purpose; as p (prober).
 func (w *world) untilEffective(p *person, privilege string, resources *resourceFilter) error {
-	if !w.canActAs(p) {
-		return nil
-	}
-	c, err := w.as(p)
+	c, err := w.prober(p)
 	if err != nil {
 		return err
 	}
@@ -148,18 +149,42 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 		})
 	}
 	switch privilege {
-	case "EDIT_ENTITY":
-		urn := probeURN(resources, "dataset")
-		if urn == "" {
-			if resources != nil && !resources.AllResources && resources.Type != "dataset" {
-				// Covers no dataset: probe by reading what it covers, which
-				// EDIT_ENTITY allows too.
-				return w.untilReads(c, what, probeURN(resources, ""))
+	case "MANAGE_USER_CREDENTIALS":
+		// me says nothing of it: the probe asks for a reset token for p
+		// themself, and the grant shows once that is not refused as
+		// unauthorized (whatever else the answer is: DataHub makes them
+		// only for native users).
+		return w.eventually(what, func() (bool, error) {
+			a := w.graphql(c, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
+			a.what = fmt.Sprintf("%s asking for a password reset token for %s", p.name, p.name)
+			a.noEffect = nothingToCheck
+			if err := w.rejectedAsUnauthorized(a); err == nil {
+				return false, w.fail("%s was refused as unauthorized", a.what)
 			}
+			return true, nil
+		})
+	case "EDIT_ENTITY":
+		// Reading proves nothing (every user may read, by a starting
+		// policy): the probe writes the status aspect, {"removed": false}
+		// (the default), to an entity the policy covers, a new one when it
+		// names none.
+		entityType, urn := "dataset", probeURN(resources, "dataset")
+		if urn == "" && resources != nil && !resources.AllResources && resources.Type != "" && resources.Type != "dataset" {
+			entityType, urn = resources.Type, probeURN(resources, resources.Type)
+			if urn == "" && entityType == "tag" {
+				t := w.newTag()
+				w.undoTag(t) // the probe makes it
+				urn = t.urn
+			}
+		}
+		if urn == "" && entityType == "dataset" {
 			urn = w.newDataset().urn
 		}
+		if urn == "" {
+			return w.fail("no entity to probe the grant of %s to %s with (resources %+v)", privilege, p.name, *resources)
+		}
 		return w.eventually(what, func() (bool, error) {
-			a := w.ingest(c, c.gms, "dataset", urn, "status", map[string]bool{"removed": false})
+			a := w.ingest(c, c.gms, entityType, urn, "status", map[string]bool{"removed": false})
 			return a.status == http.StatusOK, w.fail("%s answered status %d", a.what, a.status)
 		})
 	case "DELETE_ENTITY":
@@ -299,81 +324,6 @@ func (w *world) policiesNamed(name string) ([]policyView, error) {
 	return named, nil
 }
 
-// switchOffEveryUserPolicies sets INACTIVE every ACTIVE policy that gives
-// any of the privileges to all users, and sets them ACTIVE again at the end
-// of the scenario, whatever its outcome.
-func (w *world) switchOffEveryUserPolicies(privileges ...string) error {
-	if !w.exclusive {
-		return w.fail("this step changes what every user may do: tag the scenario @exclusive so that it runs alone")
-	}
-	all, err := w.allPolicies()
-	if err != nil {
-		return err
-	}
-	for _, p := range all {
-		if p.State != "ACTIVE" || !p.Actors.AllUsers || !slices.ContainsFunc(p.Privileges, func(s string) bool { return slices.Contains(privileges, s) }) {
-			continue
-		}
-		restore := p.input()
-		off := p.input()
-		off.State = "INACTIVE"
-		w.undo(fmt.Sprintf("set the policy %q ACTIVE again", p.Name), func() error { return w.updatePolicy(p.URN, restore) })
-		if err := w.updatePolicy(p.URN, off); err != nil {
-			return w.failed(err)
-		}
-	}
-	return w.untilWithdrawn(privileges)
-}
-
-// untilWithdrawn waits, within the propagation window, until no person of
-// the scenario who holds a token is judged with the privileges any more
-// (only those the scenario did not grant them itself).
-func (w *world) untilWithdrawn(privileges []string) error {
-	for _, p := range w.people {
-		if err := w.untilWithdrawnFrom(p, privileges); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// untilWithdrawnFrom waits until p is no longer judged with the privileges
-// the scenario did not grant p itself.
-func (w *world) untilWithdrawnFrom(p *person, privileges []string) error {
-	if !w.canActAs(p) {
-		return nil
-	}
-	c, err := w.as(p)
-	if err != nil {
-		return err
-	}
-	for _, priv := range privileges {
-		if _, own := w.policies[policyKey(p.name, priv)]; own {
-			continue
-		}
-		what := fmt.Sprintf("%s losing %s", p.name, priv)
-		var err error
-		if field, ok := privilegeFields[priv]; ok {
-			err = w.eventually(what, func() (bool, error) {
-				held, err := w.platformPrivilegesOf(p)
-				if err != nil {
-					return false, err
-				}
-				return !held[field], w.fail("me.platformPrivileges.%s is still true for %s", field, p.name)
-			})
-		} else if priv == "VIEW_ENTITY_PAGE" || priv == "GET_ENTITY_PRIVILEGE" {
-			err = w.eventually(what, func() (bool, error) {
-				a := w.readEntity(c, tierGMS, rootUser, false)
-				return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
-			})
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // Steps.
 
 func isGranted(ctx context.Context, name, privilege string) error {
@@ -418,16 +368,20 @@ func grantingPolicyChanges(ctx context.Context, name, privilege, change string) 
 		return w.failed(err)
 	}
 	delete(w.policies, policyKey(name, privilege))
-	return w.untilWithdrawnFrom(w.person(name), []string{privilege})
+	p := w.person(name)
+	w.waitLater(fmt.Sprintf("%s losing %s", name, privilege), func() error {
+		return w.untilWithdrawnFrom(p, []string{privilege})
+	})
+	return nil
 }
 
 func noPolicyLetsEveryUser(ctx context.Context, what string) error {
 	w := theWorld(ctx)
 	switch what {
 	case "generate personal access tokens":
-		return w.switchOffEveryUserPolicies("GENERATE_PERSONAL_ACCESS_TOKENS")
+		return w.switchOffEveryUserPolicies(what, "GENERATE_PERSONAL_ACCESS_TOKENS")
 	case "read entities":
-		return w.switchOffEveryUserPolicies("VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE")
+		return w.switchOffEveryUserPolicies(what, "VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE")
 	}
 	return w.fail("unknown kind of policy %q", what)
 }
@@ -508,21 +462,22 @@ func isGrantedOnTagOnly(ctx context.Context, name, privilege, which string) erro
 	if err := w.grantNoWait(p, privilege, resources); err != nil {
 		return err
 	}
-	if !w.canActAs(p) {
-		return nil
-	}
-	c, err := w.as(p)
-	if err != nil {
-		return err
-	}
-	return w.eventually(fmt.Sprintf("the grant of %s to %s taking effect", privilege, name), func() (bool, error) {
-		a := w.deleteTagAs(c, probe)
-		var ok *bool
-		if err := a.data("deleteTag", &ok); err != nil {
-			return false, w.failed(err)
+	what := fmt.Sprintf("the grant of %s to %s taking effect", privilege, name)
+	w.waitLater(what, func() error {
+		c, err := w.prober(p)
+		if err != nil {
+			return err
 		}
-		return true, nil
+		return w.eventually(what, func() (bool, error) {
+			a := w.deleteTagAs(c, probe)
+			var ok *bool
+			if err := a.data("deleteTag", &ok); err != nil {
+				return false, w.failed(err)
+			}
+			return true, nil
+		})
 	})
+	return nil
 }
 
 func isGrantedOnType(ctx context.Context, name, privilege, types string) error {
@@ -644,17 +599,32 @@ func doesToPolicies(ctx context.Context, name, action string) error {
 			return w.policyIs(rec.urn, nil)
 		}
 	case "lists the policies":
-		a = w.graphql(c, w.suite.docs.listPolicies, map[string]any{"input": map[string]any{"start": 0, "count": 1000}})
+		list := func() *answer {
+			return w.graphql(c, w.suite.docs.listPolicies, map[string]any{"input": map[string]any{"start": 0, "count": 1000}})
+		}
+		a = list()
 		a.noEffect = nothingToCheck
+		// The listing comes from DataHub's search index, which lists a
+		// policy a moment after it is made: listed again while it lags.
 		check = func() error {
-			var page *policyPage
-			if err := a.data("listPolicies", &page); err != nil {
-				return w.failed(err)
-			}
-			if page == nil || !slices.ContainsFunc(page.Policies, func(v policyView) bool { return v.URN == rec.urn }) {
-				return w.fail("%s does not include the policy %s", a.what, rec.urn)
-			}
-			return nil
+			listed := a
+			return w.eventually(fmt.Sprintf("%s's listing including the policy %s", name, rec.urn), func() (bool, error) {
+				if listed == nil {
+					listed = list()
+					listed.what = a.what
+				}
+				var page *policyPage
+				err := listed.data("listPolicies", &page)
+				what := listed.what
+				listed = nil
+				if err != nil {
+					return false, w.failed(err)
+				}
+				if page == nil || !slices.ContainsFunc(page.Policies, func(v policyView) bool { return v.URN == rec.urn }) {
+					return false, w.fail("%s does not include the policy %s", what, rec.urn)
+				}
+				return true, nil
+			})
 		}
 	default:
 		return w.fail("unknown action on policies %q", action)
@@ -665,28 +635,36 @@ func doesToPolicies(ctx context.Context, name, action string) error {
 	return w.checkpoint()
 }
 
-// policyIs checks that the policy at urn is as in, or with in nil that
-// there is none.
+// policyIs checks that the policy at urn is listed as in, or with in nil
+// that none is. listPolicies comes from DataHub's search index, which lists
+// a new policy a moment after it is made: the listing is read again, within
+// the propagation window, until it shows what is expected.
 func (w *world) policyIs(urn string, in *policyInput) error {
-	all, err := w.allPolicies()
-	if err != nil {
-		return err
+	what := "the policy " + urn + " being listed as expected"
+	if in == nil {
+		what = "the policy " + urn + " no longer being listed"
 	}
-	i := slices.IndexFunc(all, func(v policyView) bool { return v.URN == urn })
-	switch {
-	case in == nil && i >= 0:
-		return w.fail("the policy %s still exists", urn)
-	case in == nil:
-		return nil
-	case i < 0:
-		return w.fail("the policy %s does not exist", urn)
-	}
-	got := all[i]
-	if got.Name != in.Name || got.State != in.State || got.Type != in.Type || !slices.Equal(got.Privileges, in.Privileges) ||
-		!slices.Equal(got.Actors.Users, in.Actors.Users) {
-		return w.fail("the policy %s is %+v, expected %+v", urn, got, *in)
-	}
-	return nil
+	return w.eventually(what, func() (bool, error) {
+		all, err := w.allPolicies()
+		if err != nil {
+			return false, err
+		}
+		i := slices.IndexFunc(all, func(v policyView) bool { return v.URN == urn })
+		switch {
+		case in == nil && i >= 0:
+			return false, w.fail("the policy %s still exists", urn)
+		case in == nil:
+			return true, nil
+		case i < 0:
+			return false, w.fail("the policy %s does not exist", urn)
+		}
+		got := all[i]
+		if got.Name != in.Name || got.State != in.State || got.Type != in.Type || !slices.Equal(got.Privileges, in.Privileges) ||
+			!slices.Equal(got.Actors.Users, in.Actors.Users) {
+			return false, w.fail("the policy %s is %+v, expected %+v", urn, got, *in)
+		}
+		return true, nil
+	})
 }
 
 func policiesShowWhatWasDone(ctx context.Context, _ string) error {
@@ -714,23 +692,5 @@ func adminMadeInactivePolicy(ctx context.Context, name, privilege string) error 
 }
 
 func policyGrantsEveryUser(ctx context.Context, privilege string) error {
-	w := theWorld(ctx)
-	if !w.exclusive {
-		return w.fail("this step changes what every user may do: tag the scenario @exclusive so that it runs alone")
-	}
-	desc := "Made by the catalogspec scenario: " + w.name
-	in := policyInput{
-		Type: "PLATFORM", Name: fmt.Sprintf("%s every user %s", w.unique("policy"), privilege),
-		State: "ACTIVE", Description: &desc, Privileges: []string{privilege},
-		Actors: actorFilter{AllUsers: true, Users: []string{}, Groups: []string{}},
-	}
-	if _, err := w.createPolicy(w.admin(), in); err != nil {
-		return err
-	}
-	for _, p := range w.people {
-		if err := w.untilEffective(p, privilege, nil); err != nil {
-			return err
-		}
-	}
-	return nil
+	return theWorld(ctx).grantEveryUser(privilege)
 }

@@ -62,19 +62,23 @@ func (w *world) editablePolicy(urn string) (*editableView, error) {
 }
 
 // policyListedEditable checks that the policy at urn is listed with
-// editable as want.
+// editable as want: within the propagation window, since the listing comes
+// from DataHub's search index, which lists a new policy a moment after it
+// is made.
 func (w *world) policyListedEditable(urn string, want bool) error {
-	p, err := w.editablePolicy(urn)
-	if err != nil {
-		return err
-	}
-	if p == nil {
-		return w.fail("the policy %s is not listed", urn)
-	}
-	if p.Editable != want {
-		return w.fail("the policy %s (%q) is listed with editable %t, expected %t", urn, p.Name, p.Editable, want)
-	}
-	return nil
+	return w.eventually("the policy "+urn+" being listed", func() (bool, error) {
+		p, err := w.editablePolicy(urn)
+		if err != nil {
+			return false, err
+		}
+		if p == nil {
+			return false, w.fail("the policy %s is not listed", urn)
+		}
+		if p.Editable != want {
+			return false, w.fail("the policy %s (%q) is listed with editable %t, expected %t", urn, p.Name, p.Editable, want)
+		}
+		return true, nil
+	})
 }
 
 // missingPolicyURN is the URN of a policy that was never made.
@@ -439,15 +443,19 @@ func grantedByPolicyWith(ctx context.Context, name, privilege, resources string)
 	if privilege != "EDIT_ENTITY" || !w.canActAs(p) {
 		return nil
 	}
-	c, err := w.as(p)
-	if err != nil {
-		return err
-	}
-	probe := w.newDataset().urn
-	return w.eventually(fmt.Sprintf("the grant of %s to %s taking effect", privilege, name), func() (bool, error) {
-		a := w.ingest(c, c.gms, "dataset", probe, "status", map[string]bool{"removed": false})
-		return a.status == http.StatusOK, w.fail("%s answered status %d", a.what, a.status)
+	what := fmt.Sprintf("the grant of %s to %s taking effect", privilege, name)
+	w.waitLater(what, func() error {
+		c, err := w.as(p)
+		if err != nil {
+			return err
+		}
+		probe := w.newDataset().urn
+		return w.eventually(what, func() (bool, error) {
+			a := w.ingest(c, c.gms, "dataset", probe, "status", map[string]bool{"removed": false})
+			return a.status == http.StatusOK, w.fail("%s answered status %d", a.what, a.status)
+		})
 	})
+	return nil
 }
 
 // Policies a write refuses.

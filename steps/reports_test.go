@@ -69,7 +69,7 @@ func TestResultsAndHTMLReport(t *testing.T) {
 	dir := t.TempDir()
 	rep := sampleReport()
 	tgt := &target{GMS: "http://gms", Frontend: "http://fe"}
-	if err := rep.writeJSON(filepath.Join(dir, "results.json"), tgt, levelMust, time.Second); err != nil {
+	if err := rep.writeJSON(filepath.Join(dir, "results.json"), tgt, levelMust, time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
 	var res resultsFile

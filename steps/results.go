@@ -34,10 +34,12 @@ type outcome struct {
 	scenarioInfo
 	Status   string  `json:"status"`
 	Duration float64 `json:"duration_seconds"`
-	Reason   string  `json:"reason,omitempty"`      // why skipped, disabled or known
-	Step     string  `json:"failed_step,omitempty"` // the step that failed
-	Message  string  `json:"message,omitempty"`     // masked, with the requests made
-	Curl     string  `json:"curl,omitempty"`        // reproduces the failing step's last request
+	// Waited is how much of it went in waiting for changes to show.
+	Waited  float64 `json:"waited_seconds,omitempty"`
+	Reason  string  `json:"reason,omitempty"`      // why skipped, disabled or known
+	Step    string  `json:"failed_step,omitempty"` // the step that failed
+	Message string  `json:"message,omitempty"`     // masked, with the requests made
+	Curl    string  `json:"curl,omitempty"`        // reproduces the failing step's last request
 }
 
 // results collects the outcomes of a run; scenarios run concurrently.
@@ -140,15 +142,29 @@ type resultsFile struct {
 	Started     string         `json:"finished_at"`
 	Seconds     float64        `json:"duration_seconds"`
 	Counts      map[string]int `json:"counts"`
+	Waits       *waitsReport   `json:"waits,omitempty"`
 	Stale       []string       `json:"stale_baseline_entries,omitempty"`
 	Scenarios   []*outcome     `json:"scenarios"`
 }
 
-func (rep *runReport) writeJSON(path string, tgt *target, failOn string, elapsed time.Duration) error {
+// waitsReport is the run's waits for changes to show, in results.json.
+type waitsReport struct {
+	Count          int64   `json:"count"`
+	TotalSeconds   float64 `json:"total_seconds"`
+	LongestSeconds float64 `json:"longest_seconds"`
+	// WindowSeconds bounds each wait: the propagation window.
+	WindowSeconds float64 `json:"window_seconds"`
+}
+
+func (rep *runReport) writeJSON(path string, tgt *target, failOn string, elapsed time.Duration, waits *waitStats) error {
 	f := resultsFile{
 		Suite: "catalogspec", Version: Version, SpecVersion: catalogspec.SpecVersion,
 		Target: tgt.describe(), FailOn: failOn, Started: time.Now().UTC().Format(time.RFC3339),
 		Seconds: elapsed.Seconds(), Counts: rep.counts, Stale: rep.stale, Scenarios: rep.outcomes,
+	}
+	if waits != nil {
+		f.Waits = &waitsReport{Count: waits.count.Load(), TotalSeconds: time.Duration(waits.total.Load()).Seconds(),
+			LongestSeconds: time.Duration(waits.longest.Load()).Seconds(), WindowSeconds: tgt.Propagation.Seconds()}
 	}
 	b, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {

@@ -268,6 +268,8 @@ func Run(ctx context.Context, cfg Config) int {
 		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", b.path)
 	}
 
+	sched := newScheduler(selected, cfg.Concurrency, cfg.Seed)
+	fmt.Fprintf(out, "catalogspec: in this order: %s\n", sched.describe())
 	s := &suite{
 		target:     tgt,
 		docs:       docs,
@@ -277,12 +279,21 @@ func Run(ctx context.Context, cfg Config) int {
 		base:       base,
 		results:    newResults(catalog),
 		reportsDir: reportsDir,
+		sched:      sched,
+		failFast:   cfg.FailFast,
 	}
 	s.browser = b
 	if b != nil {
 		defer b.close()
-		// Started now, beside the first scenarios: it takes seconds.
-		go func() { _ = b.start() }()
+		// Started beside the first scenarios (it takes seconds), once
+		// those that must run on a quiet machine are done.
+		go func() {
+			select {
+			case <-sched.quiet:
+				_ = b.start()
+			case <-runCtx.Done():
+			}
+		}()
 	}
 	cucumberPartial := filepath.Join(reportsDir, "cucumber.json.partial")
 	cucumberFile, err := os.Create(cucumberPartial)
@@ -303,12 +314,14 @@ func Run(ctx context.Context, cfg Config) int {
 		Name:                "catalogspec",
 		ScenarioInitializer: s.initScenario,
 		Options: &godog.Options{
-			Format:        format,
-			FS:            catalogspec.Features(),
-			Paths:         []string{"."},
-			Tags:          cfg.Tags,
-			Strict:        true,
-			Concurrency:   cfg.Concurrency,
+			Format: format,
+			FS:     catalogspec.Features(),
+			Paths:  []string{"."},
+			Tags:   cfg.Tags,
+			Strict: true,
+			// Every scenario is started at once and waits for the
+			// scheduler's leave: it runs cfg.Concurrency at a time.
+			Concurrency:   len(selected),
 			Randomize:     cfg.Seed,
 			StopOnFailure: cfg.FailFast,
 			Output:        &summaryFilter{w: out},
@@ -337,10 +350,11 @@ func Run(ctx context.Context, cfg Config) int {
 	} else {
 		werrs = append(werrs, os.Rename(cucumberPartial, filepath.Join(reportsDir, "cucumber.json")))
 	}
-	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed))
+	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed, &s.waits))
 	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), elapsed))
 	werrs = append(werrs, res.writeHTML(filepath.Join(reportsDir, "report.html"), tgt, failOn, elapsed))
 	res.printSummary(out, failOn, elapsed, cfg.Color)
+	fmt.Fprintf(out, "catalogspec: %s\n", s.waits.summary())
 	if err := errors.Join(werrs...); err != nil {
 		fmt.Fprintf(out, "catalogspec: writing the reports: %v\n", err)
 		return ExitConfig

@@ -35,9 +35,16 @@ type suite struct {
 	// them.
 	reportsDir string
 
-	// gate is held for reading by ordinary scenarios and for writing by
-	// @exclusive ones, which change what every user may do.
-	gate sync.RWMutex
+	// sched admits the scenarios (schedule.go); nil runs each at once.
+	sched *scheduler
+	// failFast stops the run at the first failure.
+	failFast bool
+	// switches are what the exclusive window changes for every user, by
+	// name (switches.go).
+	switchMu sync.Mutex
+	switches map[string]*bootSwitch
+	// waits counts the waits for a change to show (pending.go).
+	waits waitStats
 }
 
 // world is the state of one scenario. It lives in the scenario's context
@@ -46,9 +53,14 @@ type world struct {
 	suite     *suite
 	name      string // the scenario's name
 	id        string // a random suffix that makes this scenario's names unique
-	exclusive bool   // tagged @exclusive: holds the gate for writing
-	locked    bool   // holds the gate
+	exclusive bool   // tagged @exclusive: runs in the exclusive window
+	admitted  bool   // the scheduler let it start; it must leave
 	started   time.Time
+	waited    time.Duration // spent waiting for changes to show
+	pending   []pendingWait // waits left for the next step that is not setup
+	// windowErr is what putting back the exclusive window's switches
+	// went wrong with, when this scenario was the window's last.
+	windowErr error
 	info      scenarioInfo
 	// notRun is the status of a scenario that did not run (skipped,
 	// disabled, not run), with why; "" when it ran.
@@ -163,20 +175,29 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	case s.target.lacks(sc) != "":
 		w.notRun, w.notRunReason = statusSkipped, s.target.lacks(sc)
 	}
+	if w.notRun == "" && s.sched != nil {
+		runCtx := s.ctx
+		if runCtx == nil {
+			runCtx = context.Background()
+		}
+		if why := s.sched.admit(runCtx, w.name); why != "" {
+			w.notRun, w.notRunReason = statusNotRun, why
+		} else {
+			w.admitted = true
+		}
+	}
 	if w.notRun != "" {
+		if s.sched != nil {
+			s.sched.leave(w, false)
+		}
 		return ctx, godog.ErrSkip
 	}
+	w.started = time.Now() // the time it waited to start is not its own
 	if e, ok := s.base.entry(w.info); ok {
 		w.tolerated, w.toleratedReason = statusKnown, e.Why
 	} else if levelRank(w.info.Level) > levelRank(s.failOn) {
 		w.tolerated = statusWarning
 	}
-	if w.exclusive {
-		s.gate.Lock()
-	} else {
-		s.gate.RLock()
-	}
-	w.locked = true
 	return ctx, nil
 }
 
@@ -185,19 +206,20 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 	if w == nil {
 		return ctx, nil
 	}
-	defer func() {
-		if !w.locked {
-			return
-		}
-		w.locked = false
-		if w.exclusive {
-			s.gate.Unlock()
-		} else {
-			s.gate.RUnlock()
-		}
-	}()
 	cleanupErr := w.cleanUp()
-	s.results.record(w.outcome(err, cleanupErr))
+	if w.admitted {
+		w.admitted = false
+		// The window's last scenario puts its switches back here.
+		s.sched.leave(w, true)
+		if w.windowErr != nil {
+			cleanupErr = errors.Join(cleanupErr, w.windowErr)
+		}
+	}
+	o := w.outcome(err, cleanupErr)
+	s.results.record(o)
+	if s.failFast && o.Status == statusFailed && s.sched != nil {
+		s.sched.stop("the run stopped at the first failure (" + envFailFast + ")")
+	}
 	return ctx, cleanupErr
 }
 
@@ -208,6 +230,11 @@ func (s *suite) beforeStep(ctx context.Context, st *godog.Step) (context.Context
 		w.stepStart = len(w.exchanges)
 		w.failures = nil
 		w.mu.Unlock()
+		if !isSetupStep(st.Text) {
+			if err := w.flush(); err != nil {
+				return ctx, err
+			}
+		}
 	}
 	return ctx, nil
 }
@@ -387,8 +414,17 @@ func (w *world) checkpoint() error {
 // shown yet; the last reason is the step's failure when time runs out. On a
 // target that is immediate, the first try is done and nothing waits.
 func (w *world) eventually(what string, try func() (done bool, miss error)) error {
-	deadline := time.Now().Add(w.suite.target.Propagation)
+	began := time.Now()
+	deadline := began.Add(w.suite.target.Propagation)
 	pause := 20 * time.Millisecond
+	waited := false
+	defer func() {
+		if waited {
+			d := time.Since(began)
+			w.waited += d
+			w.suite.waits.add(d)
+		}
+	}()
 	for attempt := 1; ; attempt++ {
 		w.takeFailures()
 		done, miss := try()
@@ -402,9 +438,19 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 			return w.fail("%s did not happen within the propagation window of %s (%s, %d attempts): %v",
 				what, w.suite.target.Propagation, envPropagation, attempt, miss)
 		}
-		time.Sleep(pause)
+		waited = true
+		w.sleep(pause)
 		pause = min(2*pause, 2*time.Second)
 	}
+}
+
+// sleep waits d, its slot given to another scenario meanwhile.
+func (w *world) sleep(d time.Duration) {
+	if w.admitted && w.suite.sched != nil {
+		w.suite.sched.pause()
+		defer w.suite.sched.resume()
+	}
+	time.Sleep(d)
 }
 
 // randomID returns n random lowercase letters and digits.
