@@ -17,14 +17,16 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/storage"
 	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
 // The browser of the @ui scenarios: one headless Chromium per run, started
-// when the first of them needs it, and one browser context (its own
-// cookies and storage, like a private window) per person per scenario.
+// as the run begins, and a fresh browser context (its own cookies, storage
+// and cache, like a new private window) per person per scenario, thrown
+// away when the scenario ends: nothing one scenario leaves in a browser can
+// reach another. A new context costs Chromium a window and a renderer, so
+// a few are made ahead, while the scenarios run, and each is used once.
 //
 //	| variable            | meaning                                   | default                    |
 //	|---------------------|-------------------------------------------|----------------------------|
@@ -65,15 +67,16 @@ type browser struct {
 	cancel  context.CancelFunc
 	stopped bool
 
-	// pool keeps pages whose scenarios ended, emptied, for the next ones:
-	// a new browser context costs new renderer processes, which on a
-	// machine of two cores cost more than the rest of a scenario.
-	poolMu sync.Mutex
-	pool   []*browserPage
+	// spares are fresh pages made ahead, never used; making is how many
+	// are being made now.
+	spareMu sync.Mutex
+	spares  []*browserPage
+	making  int
+	closed  sync.WaitGroup // pages being thrown away
 }
 
-// maxPooled bounds the pages kept for reuse.
-const maxPooled = 8
+// spareCount is how many fresh pages are kept made ahead.
+const spareCount = 2
 
 // start launches the browser, once.
 func (b *browser) start() error {
@@ -123,7 +126,10 @@ func (b *browser) close() {
 	if b == nil || b.cancel == nil || b.stopped {
 		return
 	}
+	b.spareMu.Lock()
 	b.stopped = true
+	b.spareMu.Unlock()
+	b.closed.Wait()
 	b.cancel()
 	if b.dir != "" {
 		_ = os.RemoveAll(b.dir)
@@ -144,20 +150,55 @@ type browserPage struct {
 	loaded   chan struct{} // closed and replaced at each load
 }
 
-// newPage returns an empty page in a browser context of its own: one
-// that an ended scenario left, emptied, or a new one.
+// newPage returns a fresh page: a browser context of its own, never used,
+// with one blank page. One made ahead when there is one; another is made
+// ahead in its place.
 func (b *browser) newPage() (*browserPage, error) {
 	if err := b.start(); err != nil {
 		return nil, err
 	}
-	b.poolMu.Lock()
-	if n := len(b.pool); n > 0 {
-		p := b.pool[n-1]
-		b.pool = b.pool[:n-1]
-		b.poolMu.Unlock()
+	b.spareMu.Lock()
+	var p *browserPage
+	if n := len(b.spares); n > 0 {
+		p = b.spares[n-1]
+		b.spares = b.spares[:n-1]
+	}
+	b.spareMu.Unlock()
+	defer b.makeSpares()
+	if p != nil {
 		return p, nil
 	}
-	b.poolMu.Unlock()
+	return b.makePage()
+}
+
+// makeSpares starts making fresh pages until spareCount are made or being
+// made.
+func (b *browser) makeSpares() {
+	b.spareMu.Lock()
+	defer b.spareMu.Unlock()
+	for !b.stopped && len(b.spares)+b.making < spareCount {
+		b.making++
+		b.closed.Add(1)
+		go func() {
+			defer b.closed.Done()
+			p, err := b.makePage()
+			b.spareMu.Lock()
+			defer b.spareMu.Unlock()
+			b.making--
+			switch {
+			case err != nil:
+				// The next newPage makes its own, and says why it cannot.
+			case b.stopped:
+				go p.close()
+			default:
+				b.spares = append(b.spares, p)
+			}
+		}()
+	}
+}
+
+// makePage opens a browser context with one blank page and attaches to it.
+func (b *browser) makePage() (*browserPage, error) {
 	c := chromedp.FromContext(b.ctx)
 	exec := cdp.WithExecutor(b.ctx, c.Browser)
 	id, err := cdptarget.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
@@ -198,48 +239,21 @@ func (b *browser) newPage() (*browserPage, error) {
 	return p, nil
 }
 
-// release gives the page back for another scenario, emptied of everything
-// this one left in its browser context (cookies, storage, the document),
-// or closes it when that cannot be done.
+// release throws the page and its browser context away, in the
+// background: the scenario that used it is over.
 func (p *browserPage) release() {
 	b := p.b
-	if err := p.empty(); err != nil {
+	b.spareMu.Lock()
+	defer b.spareMu.Unlock()
+	if b.stopped {
+		p.cancel() // the browser goes, and its contexts with it
+		return
+	}
+	b.closed.Add(1)
+	go func() {
+		defer b.closed.Done()
 		p.close()
-		return
-	}
-	b.poolMu.Lock()
-	defer b.poolMu.Unlock()
-	if len(b.pool) >= maxPooled || b.stopped {
-		go p.close()
-		return
-	}
-	b.pool = append(b.pool, p)
-}
-
-// empty leaves the page as new: at about:blank, and nothing kept in its
-// browser context for the origins it visited.
-func (p *browserPage) empty() error {
-	origins := map[string]bool{}
-	for _, r := range p.seen() {
-		if u, err := url.Parse(r); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
-			origins[u.Scheme+"://"+u.Host] = true
-		}
-	}
-	actions := []chromedp.Action{chromedp.Navigate("about:blank")}
-	for o := range origins {
-		actions = append(actions, storage.ClearDataForOrigin(o, "all"))
-	}
-	actions = append(actions, chromedp.ActionFunc(func(ctx context.Context) error {
-		c := chromedp.FromContext(p.b.ctx)
-		return storage.ClearCookies().WithBrowserContextID(p.id).Do(cdp.WithExecutor(ctx, c.Browser))
-	}))
-	if err := p.run(actions...); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	p.requests, p.loads = nil, 0
-	p.mu.Unlock()
-	return nil
+	}()
 }
 
 // close closes the page and throws its browser context away.

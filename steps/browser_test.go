@@ -11,9 +11,9 @@ import (
 
 // A screenshot of a failing @ui step goes into the reports: the page is
 // masked first, so that no token shown on it (a new token's field, GraphiQL's
-// headers editor, any text) reaches the report, and a page given back for
-// another scenario keeps nothing of the one before.
-func TestBrowserPagesAreMaskedAndEmptied(t *testing.T) {
+// headers editor, any text) reaches the report; and each scenario's page is
+// a fresh browser context, which holds nothing of another's.
+func TestBrowserPagesAreMaskedAndFresh(t *testing.T) {
 	path, err := findBrowser(os.Getenv)
 	if err != nil {
 		t.Fatalf("this test drives a browser, as the @ui scenarios do: %v", err)
@@ -55,20 +55,21 @@ func TestBrowserPagesAreMaskedAndEmptied(t *testing.T) {
 		t.Errorf("the page still shows the token when its screenshot is taken:\n%s", html)
 	}
 
-	// Given back, and taken again: no cookie, no storage, no document.
+	// Another scenario's page is a fresh browser context: no cookie, no
+	// storage, no request of the one before.
 	p.release()
 	again, err := b.newPage()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again != p {
-		t.Fatalf("a released page was not reused")
+	if again == p || again.id == p.id {
+		t.Fatalf("a page was used twice")
 	}
 	if cs, err := again.cookies(srv.URL); err != nil || len(cs) != 0 {
-		t.Errorf("cookies left in a reused page: %v, %v", cs, err)
+		t.Errorf("cookies in a fresh page: %v, %v", cs, err)
 	}
 	if n := len(again.seen()); n != 0 {
-		t.Errorf("the reused page remembers %d requests of the one before", n)
+		t.Errorf("a fresh page remembers %d requests", n)
 	}
 	if err := again.navigate(srv.URL + "/read"); err != nil {
 		t.Fatal(err)
@@ -78,6 +79,6 @@ func TestBrowserPagesAreMaskedAndEmptied(t *testing.T) {
 		t.Fatal(err)
 	}
 	if stored != "null" {
-		t.Errorf("local storage left in a reused page: k = %q", stored)
+		t.Errorf("local storage in a fresh page: k = %q", stored)
 	}
 }

@@ -769,12 +769,24 @@ func generateButtonIs(ctx context.Context, state string) error {
 		return w.uiFail(b, "the \"Generate new token\" button is not %s", state)
 	}
 	if state == "disabled" {
-		// Disabled means it does nothing: the form is not offered.
+		// Disabled means it does nothing: the form is not offered, and no
+		// other page is asked for. A click that navigates makes the page
+		// start to leave (pagehide, beforeunload) or change its address
+		// before the tasks queued after the click have run; the check runs
+		// after those, with no fixed pause.
 		before := b.loadCount()
-		if err := b.eval(`document.querySelector('[data-testid="add-token-button"]').click(), true`, new(bool)); err != nil {
+		var left bool
+		if err := b.eval(`new Promise(done => {
+			let leaving = false;
+			const leave = () => { leaving = true };
+			addEventListener("beforeunload", leave); addEventListener("pagehide", leave);
+			const at = location.href;
+			document.querySelector('[data-testid="add-token-button"]').click();
+			setTimeout(() => requestAnimationFrame(() => setTimeout(() => done(leaving || location.href !== at), 0)), 0);
+		})`, &left); err != nil && b.loadCount() == before {
 			return w.uiFail(b, "%v", err)
 		}
-		if b.waitLoadAfter(before, 500*time.Millisecond) {
+		if left || b.loadCount() != before {
 			return w.uiFail(b, "clicking the disabled button loaded another page")
 		}
 		if ok, _ := exists(b, `[data-testid="create-token-form"]`); ok {
@@ -1329,21 +1341,17 @@ func (w *world) runInGraphiQL(name, query, headers string) error {
 	if err := b.run(chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "running the query: %v", err)
 	}
-	deadline := time.Now().Add(uiTimeout)
-	for {
-		var out string
-		if err := b.eval(fmt.Sprintf(`(() => { const e = document.querySelector(%q); return e && e.CodeMirror ? e.CodeMirror.getValue() : (e ? e.textContent : "") })()`, graphiqlResult+" .CodeMirror"), &out); err != nil {
-			return w.uiFail(b, "%v", err)
-		}
-		if strings.Contains(out, `"data"`) || strings.Contains(out, `"errors"`) {
-			w.result = out
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return w.uiFail(b, "GraphiQL showed no result within %s", uiTimeout)
-		}
-		time.Sleep(100 * time.Millisecond)
+	// Watched as the page changes (no fixed pauses): the result pane's
+	// text, once it holds an answer.
+	var out string
+	result := fmt.Sprintf(`(() => { const e = document.querySelector(%q);
+		const t = e && e.CodeMirror ? e.CodeMirror.getValue() : (e ? e.textContent : "");
+		return t.includes('"data"') || t.includes('"errors"') ? t : false })()`, graphiqlResult+" .CodeMirror")
+	if err := b.run(chromedp.Poll(result, &out, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(uiTimeout))); err != nil {
+		return w.uiFail(b, "GraphiQL showed no result within %s: %v", uiTimeout, err)
 	}
+	w.result = out
+	return nil
 }
 
 func runsInGraphiQL(ctx context.Context, name, query string) error {
