@@ -261,8 +261,17 @@ func (s *Service) require(ctx context.Context, resource URN, privileges ...strin
 	return a, nil
 }
 
-// PlatformPrivilegeSet is what `me.platformPrivileges` reports.
+// PlatformPrivilegeSet is what `me.platformPrivileges` reports: the
+// platform privileges the caller holds, by name.
 type PlatformPrivilegeSet map[string]bool
+
+// CanCreateTags says whether the holder may create tags: CREATE_TAGS or
+// MANAGE_TAGS, as createTag checks and as DataHub's
+// AuthorizationUtils.canCreateTags, from which its MeResolver reports
+// createTags.
+func (p PlatformPrivilegeSet) CanCreateTags() bool {
+	return p[PrivCreateTags] || p[PrivManageTags]
+}
 
 // Me returns the caller and their platform privileges.
 func (s *Service) Me(ctx context.Context) (*CorpUser, PlatformPrivilegeSet, error) {

@@ -38,7 +38,7 @@ func (r *queryResolver) Me(ctx context.Context) (*model.AuthenticatedUser, error
 			GeneratePersonalAccessTokens: privs[reference.PrivGenerateAccessTokens],
 			ManageTokens:                 privs[reference.PrivManageAccessTokens],
 			ManagePolicies:               privs[reference.PrivManagePolicies],
-			CreateTags:                   privs[reference.PrivCreateTags],
+			CreateTags:                   privs.CanCreateTags(),
 			ManageTags:                   privs[reference.PrivManageTags],
 		},
 	}, nil
