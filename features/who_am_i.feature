@@ -1,15 +1,16 @@
 @cap:authentication
 Feature: Who am I
   `me` names the signed-in user and says what the platform lets them do: generate personal
-  access tokens, manage all access tokens, manage policies, create tags and manage tags,
-  as the policies grant the privileges behind them. It says what a privilege allows, not
-  only which privilege was granted: MANAGE_TAGS lets its holder create tags too, so `me`
-  says so (DataHub's MeResolver reports createTags from AuthorizationUtils.canCreateTags,
-  which is CREATE_TAGS or MANAGE_TAGS). Every user may
-  generate personal access tokens through a policy the service starts with. The health
-  check and the server configuration answer without a token. `corpUser(urn)` looks a user
-  up by URN; a user ingested with nothing but a user name may sign in with a token. With
-  authentication disabled, a suspended user named in X-DataHub-Actor is refused.
+  access tokens, manage all access tokens, manage policies, create tags, manage tags and
+  manage user credentials (make password reset tokens), as the policies grant the
+  privileges behind them. It says what a privilege allows, not only which privilege was
+  granted: MANAGE_TAGS lets its holder create tags too, so `me` says so (DataHub's
+  MeResolver reports createTags from AuthorizationUtils.canCreateTags, which is
+  CREATE_TAGS or MANAGE_TAGS). Every user may generate personal access tokens through a
+  policy the service starts with. The health check and the server configuration answer
+  without a token. `corpUser(urn)` looks a user up by URN; a user ingested with nothing
+  but a user name may sign in with a token. With authentication disabled, a suspended
+  user named in X-DataHub-Actor is refused.
   Recommended beyond DataHub (RFC 9110, section 15.5.1): looking a user up by a URN that
   is not a user's is refused as a bad request.
 

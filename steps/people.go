@@ -149,6 +149,7 @@ var privilegeFields = map[string]string{
 	"MANAGE_POLICIES":                 "managePolicies",
 	"CREATE_TAGS":                     "createTags",
 	"MANAGE_TAGS":                     "manageTags",
+	"MANAGE_USER_CREDENTIALS":         "manageUserCredentials",
 }
 
 // platformPrivilegesOf asks, as p, which platform privileges p holds.
@@ -265,6 +266,7 @@ var abilityFields = map[string]string{
 	"manage policies":                 "managePolicies",
 	"create tags":                     "createTags",
 	"manage tags":                     "manageTags",
+	"manage user credentials":         "manageUserCredentials",
 }
 
 // answerSaysMayExactly checks `me.platformPrivileges` against a list such

@@ -122,6 +122,7 @@ type ComplexityRoot struct {
 		ManagePolicies               func(childComplexity int) int
 		ManageTags                   func(childComplexity int) int
 		ManageTokens                 func(childComplexity int) int
+		ManageUserCredentials        func(childComplexity int) int
 	}
 
 	Policy struct {
@@ -570,6 +571,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlatformPrivileges.ManageTokens(childComplexity), true
+	case "PlatformPrivileges.manageUserCredentials":
+		if e.ComplexityRoot.PlatformPrivileges.ManageUserCredentials == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlatformPrivileges.ManageUserCredentials(childComplexity), true
 
 	case "Policy.actors":
 		if e.ComplexityRoot.Policy.Actors == nil {
@@ -1030,6 +1037,8 @@ func (ec *executionContext) childFields_PlatformPrivileges(ctx context.Context, 
 		return ec.fieldContext_PlatformPrivileges_createTags(ctx, field)
 	case "manageTags":
 		return ec.fieldContext_PlatformPrivileges_manageTags(ctx, field)
+	case "manageUserCredentials":
+		return ec.fieldContext_PlatformPrivileges_manageUserCredentials(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlatformPrivileges", field.Name)
 }
@@ -2887,6 +2896,29 @@ func (ec *executionContext) _PlatformPrivileges_manageTags(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_PlatformPrivileges_manageTags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlatformPrivileges", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PlatformPrivileges_manageUserCredentials(ctx context.Context, field graphql.CollectedField, obj *model.PlatformPrivileges) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlatformPrivileges_manageUserCredentials(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManageUserCredentials, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlatformPrivileges_manageUserCredentials(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PlatformPrivileges", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -5916,6 +5948,11 @@ func (ec *executionContext) _PlatformPrivileges(ctx context.Context, sel ast.Sel
 			}
 		case "manageTags":
 			out.Values[i] = ec._PlatformPrivileges_manageTags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "manageUserCredentials":
+			out.Values[i] = ec._PlatformPrivileges_manageUserCredentials(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}

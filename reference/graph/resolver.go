@@ -40,6 +40,7 @@ func (r *queryResolver) Me(ctx context.Context) (*model.AuthenticatedUser, error
 			ManagePolicies:               privs[reference.PrivManagePolicies],
 			CreateTags:                   privs.CanCreateTags(),
 			ManageTags:                   privs[reference.PrivManageTags],
+			ManageUserCredentials:        privs[reference.PrivManageUserCredentials],
 		},
 	}, nil
 }

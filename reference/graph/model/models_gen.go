@@ -130,6 +130,7 @@ type PlatformPrivileges struct {
 	ManagePolicies               bool `json:"managePolicies"`
 	CreateTags                   bool `json:"createTags"`
 	ManageTags                   bool `json:"manageTags"`
+	ManageUserCredentials        bool `json:"manageUserCredentials"`
 }
 
 type Policy struct {
