@@ -305,7 +305,11 @@ type CorpUser struct {
 	DisplayName string
 	Email       string
 	FullName    string
-	Suspended   bool
+	Title       string
+	// Manager is the user's manager (corpUserInfo's managerUrn); zero when
+	// there is none, or when what is stored is not a user's URN.
+	Manager   URN
+	Suspended bool
 }
 
 type corpUserInfo struct {
@@ -313,6 +317,8 @@ type corpUserInfo struct {
 	DisplayName string `json:"displayName,omitempty"`
 	Email       string `json:"email,omitempty"`
 	FullName    string `json:"fullName,omitempty"`
+	Title       string `json:"title,omitempty"`
+	ManagerURN  string `json:"managerUrn,omitempty"`
 }
 
 type corpUserStatus struct {
@@ -368,7 +374,10 @@ func (s *Service) readUser(ctx context.Context, urn URN) (*CorpUser, error) {
 			if err := json.Unmarshal(a.Value, &info); err != nil {
 				return nil, fmt.Errorf("decode %s of %s: %w", a.Name, urn, err)
 			}
-			u.Active, u.DisplayName, u.Email, u.FullName = info.Active, info.DisplayName, info.Email, info.FullName
+			u.Active, u.DisplayName, u.Email, u.FullName, u.Title = info.Active, info.DisplayName, info.Email, info.FullName, info.Title
+			if m, err := ParseURN(info.ManagerURN); err == nil && m.EntityType == EntityCorpUser {
+				u.Manager = m
+			}
 		case AspectCorpUserStatus:
 			var st corpUserStatus
 			if err := json.Unmarshal(a.Value, &st); err != nil {

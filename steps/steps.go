@@ -38,6 +38,8 @@ func registerSteps(s stepRegistrar) {
 	s.Step(`^the answer names the type (\w+), with no errors$`, typeNamed)
 	s.Step(`^`+who+` asks for a type nested (\d+) levels deep$`, asksNestedType)
 	s.Step(`^`+who+` asks for (\d+) fields in one query$`, asksManyFields)
+	s.Step(`^`+who+` asks for her manager, her manager's manager and so on, in a query nested (\d+) levels deep$`, asksNestedManagers)
+	s.Step(`^the answer is a GraphQL error, without data$`, answeredWithErrorWithoutData)
 	s.Step(`^the answer has data and no errors$`, answeredWithoutErrors)
 	// People and their tokens.
 	s.Step(`^`+who+` holds a personal access token$`, holdsToken)

@@ -100,7 +100,8 @@ Environment:
   CATALOGD_MAX_HEADER_BYTES           request headers (default 65536)
   CATALOGD_GRAPHQL_MAX_TOKENS         tokens of a GraphQL document (default 15000)
   CATALOGD_GRAPHQL_MAX_FIELDS         fields after fragment expansion (default 5000)
-  CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 50, as DataHub)
+  CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 50, as DataHub; 20 at most
+                                      for __schema and __type, as DataHub)
   CATALOGD_GRAPHQL_MAX_SAME_NAME      one response name in one selection set (default 100)
   CATALOGD_GRAPHQL_MAX_ERRORS         errors in one response (default 50)
   CATALOGD_GRAPHQL_INTROSPECTION      false turns __schema and __type off (default true)
