@@ -22,6 +22,12 @@ type Config struct {
 	// DefaultSessionLifetime).
 	SessionLifetime time.Duration
 	Logger          *slog.Logger // nil means slog.Default()
+	// RefuseNoExpiry refuses createAccessToken for a token that never
+	// expires (NO_EXPIRY) as a bad request, as DataHub does unless
+	// ACCESS_TOKEN_ALLOW_NO_EXPIRY is true (datahub-project/datahub PR
+	// #19222; releases before it made such tokens). The operator's own
+	// MintAccessToken (`catalogd token create`) is not bound by it.
+	RefuseNoExpiry bool
 }
 
 // Service applies the contract's rules on top of a Store. Transports call it
@@ -113,6 +119,10 @@ func NewService(store Store, cfg Config) *Service {
 
 // AuthEnabled reports whether requests need a token.
 func (s *Service) AuthEnabled() bool { return s.cfg.AuthEnabled }
+
+// AllowsNoExpiry says whether createAccessToken makes tokens that never
+// expire.
+func (s *Service) AllowsNoExpiry() bool { return !s.cfg.RefuseNoExpiry }
 
 // Aspect names the reference reads and writes itself.
 const (

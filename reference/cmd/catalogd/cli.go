@@ -91,6 +91,8 @@ Environment:
   DATAHUB_TOKEN_SERVICE_SIGNING_KEY   HS256 key, 32+ characters (default: generated once, kept in the database)
   DATAHUB_TOKEN_SERVICE_SALT          salt of stored token ids, 32+ characters (default: as the key)
   DATAHUB_TOKEN_SERVICE_ISSUER        the tokens' iss (default datahub-metadata-service)
+  ACCESS_TOKEN_ALLOW_NO_EXPIRY        false refuses createAccessToken for NO_EXPIRY tokens, as
+                                      current DataHub does by default (default true)
   CATALOGD_ROOT_PASSWORD              the root user's password (default: generated and printed once)
   CATALOGD_DB_TIMEOUT                 one database call (default 5s)
   CATALOGD_REQUEST_TIMEOUT            one request end to end (default 30s)
