@@ -1,8 +1,9 @@
 @cap:graphql
 Feature: GraphQL over HTTP
   The GraphQL endpoint takes a POST whose body is JSON carrying a "query", and optionally
-  "variables", and answers application/json. Any other method is refused with 405 and
-  runs nothing. A body that is not JSON, or that has no query, is refused with 400 without
+  "variables", and answers application/json. Any other method is refused and runs
+  nothing (DataHub answers GET with 500, the other methods with 405; saying 405 for each is
+  recommended). A body that is not JSON, or that has no query, is refused with 400 without
   echoing what was sent. The frontend answers GraphQL too. A call refused for want of a
   privilege is answered as DataHub does: HTTP 200 and a GraphQL error. A query may nest
   50 levels deep, DataHub's depth limit (GRAPHQL_QUERY_DEPTH_LIMIT), and one level more is
@@ -52,6 +53,18 @@ Feature: GraphQL over HTTP
   @id:http-06 @must @core
   Scenario Outline: A query sent by <method> is refused
     When Ann sends a query to the GraphQL endpoint by <method>
+    Then the request is refused, not answered
+
+    Examples:
+      | method |
+      | GET    |
+      | PUT    |
+      | PATCH  |
+      | DELETE |
+
+  @id:http-21 @should @core
+  Scenario Outline: A query sent by <method> is refused as a method not allowed
+    When Ann sends a query to the GraphQL endpoint by <method>
     Then the answer has status 405
 
     Examples:
@@ -77,7 +90,7 @@ Feature: GraphQL over HTTP
   Scenario: A tag creation sent by GET does not happen
     Given Ann is granted CREATE_TAGS
     When Ann sends a tag creation to the GraphQL endpoint by GET
-    Then the answer has status 405
+    Then the request is refused, not answered
     And the tag does not exist
 
   @id:http-09 @must @core

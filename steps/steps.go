@@ -97,6 +97,7 @@ func registerSteps(s stepRegistrar) {
 
 	// Judging answers.
 	s.Step(`^the answer has status (\d{3})$`, answerHasStatus)
+	s.Step(`^the request is refused, not answered$`, requestRefusedNotAnswered)
 	s.Step(`^`+who+` is rejected as unauthorized$`, isRejectedAsUnauthorized)
 	s.Step(`^the request is refused as DataHub refuses a tag that exists$`, refusedAsExistingTag)
 	s.Step(`^the answer is DataHub's "unauthorized" GraphQL error$`, answerIsUnauthorizedGraphQLError)
@@ -314,6 +315,21 @@ func answerHasStatus(ctx context.Context, status int) error {
 		return w.noEffect(a)
 	}
 	return nil
+}
+
+// requestRefusedNotAnswered: any 4xx or 5xx, and the request had no effect
+// (read back where it names one). A refusal of a method DataHub does not
+// serve is 405 or, for GET at /api/graphql, 500: the status is not the rule.
+func requestRefusedNotAnswered(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status < 400 || a.status > 599 {
+		return w.fail("%s answered status %d, expected a refusal (4xx or 5xx)", a.what, a.status)
+	}
+	return w.noEffect(a)
 }
 
 func isRejectedAsUnauthorized(ctx context.Context, name string) error {
