@@ -254,3 +254,18 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestNoExpirySettingReachesTheService: tokens that never expire are made
+// unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is false, as the README says.
+func TestNoExpirySettingReachesTheService(t *testing.T) {
+	for value, want := range map[string]bool{"": true, " false ": false} {
+		b, _, err := open(context.Background(), common{logLevel: "error"}, env(map[string]string{"ACCESS_TOKEN_ALLOW_NO_EXPIRY": value}), io.Discard, io.Discard, false)
+		if err != nil {
+			t.Fatalf("ACCESS_TOKEN_ALLOW_NO_EXPIRY=%q: %v", value, err)
+		}
+		if got := b.svc.AllowsNoExpiry(); got != want {
+			t.Errorf("ACCESS_TOKEN_ALLOW_NO_EXPIRY=%q: AllowsNoExpiry() = %t, want %t", value, got, want)
+		}
+		b.close()
+	}
+}
