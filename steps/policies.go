@@ -127,9 +127,11 @@ func (w *world) grantNoWait(p *person, privilege string, resources *resourceFilt
 // untilEffective waits, within the propagation window, until p's requests
 // are judged with the privilege: DataHub's authorizer sees a new policy only
 // when its cache refreshes. Each probe is harmless: `me` for a platform
-// privilege, a read for a read privilege, an ingestion of the status aspect
-// {"removed": false} (the default) for EDIT_ENTITY, and for DELETE_ENTITY
-// the deletion of a tag the suite makes for the purpose; as p (prober).
+// privilege (MANAGE_USER_CREDENTIALS included, which `me` reports as
+// manageUserCredentials, as DataHub's MeResolver does), a read for a read
+// privilege, an ingestion of the status aspect {"removed": false} (the
+// default) for EDIT_ENTITY, and for DELETE_ENTITY the deletion of a tag the
+// suite makes for the purpose; as p (prober).
 func (w *world) untilEffective(p *person, privilege string, resources *resourceFilter) error {
 	c, err := w.prober(p)
 	if err != nil {
@@ -149,20 +151,6 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 		})
 	}
 	switch privilege {
-	case "MANAGE_USER_CREDENTIALS":
-		// me says nothing of it: the probe asks for a reset token for p
-		// themself, and the grant shows once that is not refused as
-		// unauthorized (whatever else the answer is: DataHub makes them
-		// only for native users).
-		return w.eventually(what, func() (bool, error) {
-			a := w.graphql(c, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
-			a.what = fmt.Sprintf("%s asking for a password reset token for %s", p.name, p.name)
-			a.noEffect = nothingToCheck
-			if err := w.rejectedAsUnauthorized(a); err == nil {
-				return false, w.fail("%s was refused as unauthorized", a.what)
-			}
-			return true, nil
-		})
 	case "EDIT_ENTITY":
 		// Reading proves nothing (every user may read, by a starting
 		// policy): the probe writes the status aspect, {"removed": false}
