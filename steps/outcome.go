@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -37,11 +38,54 @@ func (s *suite) disabledCapability(info scenarioInfo) string {
 // the fail-on level, or a failure the baseline lists) ends the scenario as
 // skipped in godog's eyes and is reported as what it is. godog has no
 // other way to keep such a failure from failing a Go subtest.
-type guardedSteps struct{ sc *godog.ScenarioContext }
+type guardedSteps struct {
+	sc    *godog.ScenarioContext
+	steps compiledSteps // each step compiled and wrapped once for the run
+}
+
+// compiledSteps are the run's steps, by pattern, each compiled and wrapped
+// once before any scenario starts: godog registers every step for every
+// scenario, and compiling some 250 patterns 350 times over took most of
+// the suite's own time. Read-only once built.
+type compiledSteps map[string]compiledStep
+
+type compiledStep struct {
+	re      *regexp.Regexp
+	wrapped any
+}
+
+// compileSteps compiles and wraps every step registerSteps registers.
+func compileSteps() compiledSteps {
+	c := compiledSteps{}
+	registerSteps(stepCompiler(c))
+	return c
+}
+
+// stepCompiler is a stepRegistrar that fills a compiledSteps.
+type stepCompiler compiledSteps
+
+func (c stepCompiler) Step(expr, stepFunc any) {
+	pattern, ok := expr.(string)
+	if !ok {
+		panic(fmt.Sprintf("a step's pattern is a string, not %T", expr))
+	}
+	c[pattern] = compiledStep{re: regexp.MustCompile(pattern), wrapped: guard(stepFunc)}
+}
 
 var errorType = reflect.TypeOf((*error)(nil)).Elem()
 
 func (g guardedSteps) Step(expr, stepFunc any) {
+	if pattern, ok := expr.(string); ok {
+		if c, ok := g.steps[pattern]; ok {
+			g.sc.Step(c.re, c.wrapped)
+			return
+		}
+	}
+	g.sc.Step(expr, guard(stepFunc))
+}
+
+// guard wraps a step function so that settle judges what it returns.
+func guard(stepFunc any) any {
 	fn := reflect.ValueOf(stepFunc)
 	wrapped := reflect.MakeFunc(fn.Type(), func(args []reflect.Value) []reflect.Value {
 		out := fn.Call(args)
@@ -53,7 +97,7 @@ func (g guardedSteps) Step(expr, stepFunc any) {
 		}
 		return []reflect.Value{reflect.ValueOf(&err).Elem()}
 	})
-	g.sc.Step(expr, wrapped.Interface())
+	return wrapped.Interface()
 }
 
 // settle turns what went wrong in a step into its result.

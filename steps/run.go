@@ -281,6 +281,7 @@ func Run(ctx context.Context, cfg Config) int {
 		reportsDir: reportsDir,
 		sched:      sched,
 		failFast:   cfg.FailFast,
+		steps:      compileSteps(),
 	}
 	s.browser = b
 	if b != nil {

@@ -45,6 +45,8 @@ type suite struct {
 	switches map[string]*bootSwitch
 	// waits counts the waits for a change to show (pending.go).
 	waits waitStats
+	// steps are the step definitions, compiled once (outcome.go).
+	steps compiledSteps
 }
 
 // world is the state of one scenario. It lives in the scenario's context
@@ -158,7 +160,7 @@ func (s *suite) initScenario(sc *godog.ScenarioContext) {
 	sc.After(s.after)
 	sc.StepContext().Before(s.beforeStep)
 	sc.StepContext().After(s.afterStep)
-	registerSteps(guardedSteps{sc})
+	registerSteps(guardedSteps{sc: sc, steps: s.steps})
 }
 
 func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context, error) {
