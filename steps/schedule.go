@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -48,28 +47,12 @@ const (
 	phaseRest      = "rest"
 )
 
-// Switches: what an @exclusive scenario changes for every user, named by
-// the step that does it.
-var (
+// Switches: what an @exclusive scenario changes for every user, by the step
+// that does it (switches.go). Both are setup (pending.go).
+const (
 	switchOffPattern = `^no policy lets every user (generate personal access tokens|read entities)$`
 	switchOnPattern  = `^a policy grants every user ` + priv + `$`
-	switchSteps      = []*regexp.Regexp{regexp.MustCompile(switchOffPattern), regexp.MustCompile(switchOnPattern)}
 )
-
-// switchesOf are the switches a scenario's steps throw, by name ("every user
-// may read entities", "every user granted CREATE_TAGS").
-func switchesOf(steps []string) []string {
-	var out []string
-	for _, st := range steps {
-		if m := switchSteps[0].FindStringSubmatch(st); m != nil {
-			out = append(out, "every user may "+m[1])
-		} else if m := switchSteps[1].FindStringSubmatch(st); m != nil {
-			out = append(out, "every user granted "+m[1])
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
 
 // phaseOf is the phase a scenario runs in.
 func phaseOf(s scenarioInfo) string {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -191,6 +192,11 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	if w.notRun != "" {
 		if s.sched != nil {
 			s.sched.leave(w, false)
+			if w.windowErr != nil {
+				// The window's last to leave was this scenario, which did
+				// not run: its report has no place for the error.
+				fmt.Fprintf(os.Stderr, "catalogspec: %s\n", w.masked(w.windowErr.Error()))
+			}
 		}
 		return ctx, godog.ErrSkip
 	}

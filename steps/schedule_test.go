@@ -1,0 +1,198 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+)
+
+func scenarios(phase string, n int) []scenarioInfo {
+	var out []scenarioInfo
+	for i := range n {
+		s := scenarioInfo{Name: fmt.Sprintf("%s %02d", phase, i)}
+		switch phase {
+		case phaseAlone:
+			s.Capabilities = []string{"replicas"}
+		case phaseExclusive:
+			s.Tags = []string{"@exclusive"}
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// admitted waits up to a second for admit to return.
+func admitted(t *testing.T, s *scheduler, name string) {
+	t.Helper()
+	done := make(chan string, 1)
+	go func() { done <- s.admit(context.Background(), name) }()
+	select {
+	case why := <-done:
+		if why != "" {
+			t.Fatalf("%s not run: %s", name, why)
+		}
+	case <-time.After(time.Second):
+		t.Fatalf("%s was not admitted", name)
+	}
+}
+
+// blocked starts admit and says it has not returned within 50 ms; the
+// channel gets its result later.
+func blocked(t *testing.T, s *scheduler, name string) chan string {
+	t.Helper()
+	done := make(chan string, 1)
+	go func() { done <- s.admit(context.Background(), name) }()
+	select {
+	case <-done:
+		t.Fatalf("%s was admitted while it should wait", name)
+	case <-time.After(50 * time.Millisecond):
+	}
+	return done
+}
+
+func TestScheduleOrderComesFromTheSeed(t *testing.T) {
+	sel := scenarios(phaseRest, 30)
+	a, b := newScheduler(sel, 4, 7), newScheduler(sel, 4, 7)
+	if !slices.Equal(a.phases[0].order, b.phases[0].order) {
+		t.Fatal("one seed, two orders")
+	}
+	reversed := slices.Clone(sel)
+	slices.Reverse(reversed)
+	if c := newScheduler(reversed, 4, 7); !slices.Equal(a.phases[0].order, c.phases[0].order) {
+		t.Error("the order depends on the features' order, not the seed alone")
+	}
+	if d := newScheduler(sel, 4, 8); slices.Equal(a.phases[0].order, d.phases[0].order) {
+		t.Error("two seeds, one order")
+	}
+}
+
+func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
+	s := newScheduler(scenarios(phaseRest, 4), 2, 1)
+	order := s.phases[0].order
+	admitted(t, s, order[0])
+	admitted(t, s, order[1])
+	third := blocked(t, s, order[2]) // both slots taken
+	s.pause()                        // order[0] waits for a change: its slot goes
+	if why := <-third; why != "" {
+		t.Fatal(why)
+	}
+	resumed := make(chan struct{})
+	go func() { s.resume(); close(resumed) }()
+	fourth := blocked(t, s, order[3])
+	select {
+	case <-resumed:
+		t.Fatal("resumed while both slots were taken")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.leave(&world{name: order[1]}, true)
+	select {
+	case <-resumed:
+	case <-time.After(time.Second):
+		t.Fatal("the waiting scenario did not get the free slot")
+	}
+	select {
+	case <-fourth:
+		t.Fatal("a new scenario took the slot before the one that waited")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.leave(&world{name: order[2]}, true)
+	if why := <-fourth; why != "" {
+		t.Fatal(why)
+	}
+}
+
+func TestSchedulePhases(t *testing.T) {
+	sel := append(append(scenarios(phaseRest, 3), scenarios(phaseExclusive, 2)...), scenarios(phaseAlone, 2)...)
+	var s *scheduler
+	for seed := int64(1); ; seed++ { // a seed that puts the window first
+		if s = newScheduler(sel, 4, seed); s.phases[1].name == phaseExclusive {
+			break
+		}
+	}
+	if got := []string{s.phases[0].name, s.phases[1].name, s.phases[2].name}; !slices.Equal(got, []string{phaseAlone, phaseExclusive, phaseRest}) {
+		t.Fatalf("phases %v", got)
+	}
+	select {
+	case <-s.quiet:
+		t.Fatal("quiet before the scenarios that run alone")
+	default:
+	}
+	alone, excl, rest := s.phases[0].order, s.phases[1].order, s.phases[2].order
+	admitted(t, s, alone[0])
+	second := blocked(t, s, alone[1]) // one at a time, with slots to spare
+	early := blocked(t, s, excl[0])   // the next phase waits
+	s.leave(&world{name: alone[0]}, true)
+	if why := <-second; why != "" {
+		t.Fatal(why)
+	}
+	s.leave(&world{name: alone[1]}, true)
+	if why := <-early; why != "" {
+		t.Fatal(why)
+	}
+	select {
+	case <-s.quiet:
+	case <-time.After(time.Second):
+		t.Fatal("not quiet once the scenarios that run alone are done")
+	}
+	admitted(t, s, excl[1]) // the window's scenarios run together
+	var closedBy []string
+	var mu sync.Mutex
+	s.onClose(func(w *world) { mu.Lock(); closedBy = append(closedBy, w.name); mu.Unlock() })
+	restFirst := blocked(t, s, rest[0])
+	s.leave(&world{name: excl[0]}, true)
+	select {
+	case <-restFirst:
+		t.Fatal("a scenario started while the window was open")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.leave(&world{name: excl[1]}, true)
+	if why := <-restFirst; why != "" {
+		t.Fatal(why)
+	}
+	if !slices.Equal(closedBy, []string{excl[1]}) {
+		t.Errorf("the window was closed by %v, want once, by its last scenario %s", closedBy, excl[1])
+	}
+}
+
+func TestScheduleLetsASkippedScenarioOut(t *testing.T) {
+	sel := append(scenarios(phaseExclusive, 1), scenarios(phaseRest, 2)...)
+	var s *scheduler
+	for seed := int64(1); ; seed++ { // the window first
+		if s = newScheduler(sel, 4, seed); s.phases[0].name == phaseExclusive {
+			break
+		}
+	}
+	rest := s.phases[1].order
+	first := blocked(t, s, rest[0]) // the window is not done
+	// The window's one scenario is skipped: it leaves without being
+	// admitted, and the rest do not wait for it.
+	s.leave(&world{name: "exclusive 00"}, false)
+	if why := <-first; why != "" {
+		t.Fatal(why)
+	}
+	// Nor for a skipped scenario of their own phase that came first.
+	s.leave(&world{name: rest[1]}, false)
+	s.leave(&world{name: rest[0]}, true)
+	if s.current != len(s.phases) {
+		t.Errorf("phase %d of %d after every scenario left", s.current, len(s.phases))
+	}
+}
+
+func TestScheduleStops(t *testing.T) {
+	s := newScheduler(scenarios(phaseRest, 3), 1, 1)
+	order := s.phases[0].order
+	admitted(t, s, order[0])
+	waiting := blocked(t, s, order[1])
+	s.stop("the run stopped at the first failure")
+	if why := <-waiting; why != "the run stopped at the first failure" {
+		t.Errorf("a scenario waiting to start: %q, want it not run", why)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if why := newScheduler(scenarios(phaseRest, 1), 1, 1).admit(ctx, "rest 00"); why != "the run was interrupted" {
+		t.Errorf("an interrupted run: %q", why)
+	}
+}
