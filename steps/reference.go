@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -78,51 +79,61 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	}
 	stops = append(stops, stop)
 
-	noAuthLogPath := filepath.Join(reportsDir, "catalogd-noauth.log")
-	noAuthLog, err := os.Create(noAuthLogPath)
-	if err != nil {
+	// The other three instances, and the admin token, at once: the first
+	// has migrated the database and made the root user.
+	type instance struct {
+		what, log  string
+		env        []string
+		gms, front string
+		stop       func(context.Context) error
+		err        error
+	}
+	others := []*instance{
+		// With authentication off.
+		{what: "the auth-disabled instance", log: "catalogd-noauth.log", env: withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "false")},
+		// Whose clock runs laterBy ahead: tokens made on the first are
+		// judged there as they will be a day on.
+		{what: "the later-clock instance", log: "catalogd-later.log",
+			env: withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_CLOCK_OFFSET", laterBy.String())},
+		// Like the first, for what replicas sharing a database must agree
+		// on (@cap:replicas).
+		{what: "the replica instance", log: "catalogd-replica.log", env: withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true")},
+	}
+	var wg sync.WaitGroup
+	for _, in := range others {
+		path := filepath.Join(reportsDir, in.log)
+		f, err := os.Create(path)
+		if err != nil {
+			return nil, err
+		}
+		stops = append(stops, func(context.Context) error { return f.Close() })
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in.gms, in.front, in.stop, in.err = startCatalogd(ctx, bin, in.env, f, path)
+		}()
+	}
+	var token string
+	var tokenErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		token, tokenErr = mintAdminToken(ctx, bin, env)
+	}()
+	wg.Wait()
+	var errs []error
+	for _, in := range others {
+		if in.err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", in.what, in.err))
+			continue
+		}
+		stops = append(stops, in.stop)
+	}
+	if err := errors.Join(append(errs, tokenErr)...); err != nil {
 		return nil, err
 	}
-	stops = append(stops, func(context.Context) error { return noAuthLog.Close() })
-	noAuthGMS, noAuthFrontend, stop, err := startCatalogd(ctx, bin, withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "false"), noAuthLog, noAuthLogPath)
-	if err != nil {
-		return nil, fmt.Errorf("the auth-disabled instance: %w", err)
-	}
-	stops = append(stops, stop)
-
-	// A third instance on the same database whose clock runs laterBy ahead:
-	// tokens made on the first are judged there as they will be a day on.
-	laterLogPath := filepath.Join(reportsDir, "catalogd-later.log")
-	laterLog, err := os.Create(laterLogPath)
-	if err != nil {
-		return nil, err
-	}
-	stops = append(stops, func(context.Context) error { return laterLog.Close() })
-	laterEnv := withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_CLOCK_OFFSET", laterBy.String())
-	laterGMS, _, stop, err := startCatalogd(ctx, bin, laterEnv, laterLog, laterLogPath)
-	if err != nil {
-		return nil, fmt.Errorf("the later-clock instance: %w", err)
-	}
-	stops = append(stops, stop)
-
-	// A fourth, like the first, for what replicas sharing a database must
-	// agree on (@cap:replicas).
-	replicaLogPath := filepath.Join(reportsDir, "catalogd-replica.log")
-	replicaLog, err := os.Create(replicaLogPath)
-	if err != nil {
-		return nil, err
-	}
-	stops = append(stops, func(context.Context) error { return replicaLog.Close() })
-	replicaGMS, _, stop, err := startCatalogd(ctx, bin, withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), replicaLog, replicaLogPath)
-	if err != nil {
-		return nil, fmt.Errorf("the replica instance: %w", err)
-	}
-	stops = append(stops, stop)
-
-	token, err := mintAdminToken(ctx, bin, env)
-	if err != nil {
-		return nil, err
-	}
+	noAuthGMS, noAuthFrontend := others[0].gms, others[0].front
+	laterGMS, replicaGMS := others[1].gms, others[2].gms
 	return &target{
 		GMS:        gms,
 		Frontend:   frontend,
