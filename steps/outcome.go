@@ -129,6 +129,9 @@ func settle(ctx context.Context, err error) error {
 // godog passed to the After hook; cleanupErr what cleaning up reported.
 func (w *world) outcome(stepErr, cleanupErr error) *outcome {
 	o := &outcome{scenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
+	if !w.suite.began.IsZero() {
+		o.Start = w.started.Sub(w.suite.began).Seconds()
+	}
 	if w.notRun != "" {
 		o.Status, o.Reason, o.Duration = w.notRun, w.notRunReason, 0
 		return o

@@ -35,7 +35,10 @@ type outcome struct {
 	Status   string  `json:"status"`
 	Duration float64 `json:"duration_seconds"`
 	// Waited is how much of it went in waiting for changes to show.
-	Waited  float64 `json:"waited_seconds,omitempty"`
+	Waited float64 `json:"waited_seconds,omitempty"`
+	// Start is when it started, in seconds from the start of the run's
+	// scenarios: the run's timeline.
+	Start   float64 `json:"start_seconds,omitempty"`
 	Reason  string  `json:"reason,omitempty"`      // why skipped, disabled or known
 	Step    string  `json:"failed_step,omitempty"` // the step that failed
 	Message string  `json:"message,omitempty"`     // masked, with the requests made

@@ -311,6 +311,7 @@ func Run(ctx context.Context, cfg Config) int {
 		format = cfg.Format
 	}
 	started := time.Now()
+	s.began = started
 	status := godog.TestSuite{
 		Name:                "catalogspec",
 		ScenarioInitializer: s.initScenario,

@@ -48,6 +48,8 @@ type suite struct {
 	waits waitStats
 	// steps are the step definitions, compiled once (outcome.go).
 	steps compiledSteps
+	// began is when the scenarios began to run.
+	began time.Time
 }
 
 // world is the state of one scenario. It lives in the scenario's context

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -77,11 +78,22 @@ func timeSuite(ctx context.Context, work, catalogd string, runs []suiteRun) ([]r
 		} else {
 			value += "; no step waited"
 		}
+		if m := seedLine.FindStringSubmatch(string(out)); m != nil {
+			value += "; seed " + m[1]
+		}
+		if m := orderLine.FindStringSubmatch(string(out)); m != nil {
+			value += "; " + m[1]
+		}
 		fmt.Printf("      %s\n", value)
 		rows = append(rows, row{r.name, value, r.bound})
 	}
 	return rows, nil
 }
+
+var (
+	seedLine  = regexp.MustCompile(`, seed (\d+) `)
+	orderLine = regexp.MustCompile(`catalogspec: in this order: (.+)`)
+)
 
 // cleanSuiteEnv is the environment without anything that would point the
 // suite elsewhere or change how it runs.
