@@ -20,15 +20,17 @@ type bootSwitch struct {
 	name   string
 	thrown bool
 	err    error // what throwing it went wrong with
-	// back puts it back, and waits until that shows, as w.
-	back func(w *world) error
+	// back puts it back, as w, and returns the wait until that shows: the
+	// window puts every switch back first and then waits for them all, so
+	// that they show at the same refresh.
+	back func(w *world) (wait func() error, err error)
 }
 
 // throwSwitch throws the switch called name, unless the window threw it
 // already: throw does it and returns how to put it back (also when it
 // fails halfway). Scenarios of the window that need the same switch wait
 // for the first to have thrown it.
-func (w *world) throwSwitch(name string, throw func() (back func(*world) error, err error)) error {
+func (w *world) throwSwitch(name string, throw func() (back func(*world) (func() error, error), err error)) error {
 	if !w.exclusive {
 		return w.fail("this step changes what every user may do: tag the scenario @exclusive so that it runs in the exclusive window")
 	}
@@ -82,12 +84,22 @@ func (s *suite) putBack(w *world) error {
 	s.switchMu.Unlock()
 	cleanups := len(w.cleanups)
 	var errs []error
+	var waits []func() error
+	var waitNames []string
 	for _, sw := range thrown {
 		if sw.back == nil {
 			continue
 		}
-		if err := sw.back(w); err != nil {
+		wait, err := sw.back(w)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("putting back %q after the exclusive scenarios: %w", sw.name, err))
+			continue
+		}
+		waits, waitNames = append(waits, wait), append(waitNames, sw.name)
+	}
+	for i, wait := range waits {
+		if err := wait(); err != nil {
+			errs = append(errs, fmt.Errorf("after putting back %q: %w", waitNames[i], err))
 		}
 	}
 	// What putting back made (a person to probe with) goes now.
@@ -128,13 +140,13 @@ func (w *world) probe() (*person, error) {
 // pending the wait until the scenario's people, or a probe when none of
 // them can act, have lost them.
 func (w *world) switchOffEveryUserPolicies(what string, privileges ...string) error {
-	err := w.throwSwitch("every user may "+what, func() (func(*world) error, error) {
+	err := w.throwSwitch("every user may "+what, func() (func(*world) (func() error, error), error) {
 		all, err := w.allPolicies()
 		if err != nil {
 			return nil, err
 		}
 		var restores []policyView
-		back := func(w *world) error {
+		back := func(w *world) (func() error, error) {
 			var errs []error
 			for _, p := range restores {
 				if err := w.updatePolicy(p.URN, p.input()); err != nil {
@@ -142,14 +154,16 @@ func (w *world) switchOffEveryUserPolicies(what string, privileges ...string) er
 				}
 			}
 			if len(errs) > 0 {
-				return errors.Join(errs...)
-			}
-			p, err := w.probe()
-			if err != nil {
-				return err
+				return nil, errors.Join(errs...)
 			}
 			// Back for every user: a probe holding nothing else has them.
-			return w.untilEffective(p, privileges[0], nil)
+			return func() error {
+				p, err := w.probe()
+				if err != nil {
+					return err
+				}
+				return w.untilEffective(p, privileges[0], nil)
+			}, nil
 		}
 		for _, p := range all {
 			if p.State != "ACTIVE" || !p.Actors.AllUsers || !slices.ContainsFunc(p.Privileges, func(s string) bool { return slices.Contains(privileges, s) }) {
@@ -237,7 +251,7 @@ func (w *world) untilWithdrawnFrom(p *person, privileges []string) error {
 // the window), and leaves pending the wait until the scenario's people
 // hold it.
 func (w *world) grantEveryUser(privilege string) error {
-	err := w.throwSwitch("every user granted "+privilege, func() (func(*world) error, error) {
+	err := w.throwSwitch("every user granted "+privilege, func() (func(*world) (func() error, error), error) {
 		desc := "Made by the catalogspec scenario: " + w.name
 		in := policyInput{
 			Type: "PLATFORM", Name: fmt.Sprintf("%s every user %s", w.unique("policy"), privilege),
@@ -250,15 +264,17 @@ func (w *world) grantEveryUser(privilege string) error {
 		if err := a.data("createPolicy", &urn); err != nil {
 			return nil, w.failed(err)
 		}
-		return func(w *world) error {
+		return func(w *world) (func() error, error) {
 			if err := w.deletePolicy(urn, true); err != nil {
-				return w.failed(err)
+				return nil, w.failed(err)
 			}
-			p, err := w.probe()
-			if err != nil {
-				return err
-			}
-			return w.untilWithdrawnFrom(p, []string{privilege})
+			return func() error {
+				p, err := w.probe()
+				if err != nil {
+					return err
+				}
+				return w.untilWithdrawnFrom(p, []string{privilege})
+			}, nil
 		}, nil
 	})
 	if err != nil {
