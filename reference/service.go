@@ -296,6 +296,7 @@ type CorpUser struct {
 	DisplayName string
 	Email       string
 	FullName    string
+	Title       string
 	Suspended   bool
 }
 
@@ -304,6 +305,7 @@ type corpUserInfo struct {
 	DisplayName string `json:"displayName,omitempty"`
 	Email       string `json:"email,omitempty"`
 	FullName    string `json:"fullName,omitempty"`
+	Title       string `json:"title,omitempty"`
 }
 
 type corpUserStatus struct {
@@ -359,7 +361,7 @@ func (s *Service) readUser(ctx context.Context, urn URN) (*CorpUser, error) {
 			if err := json.Unmarshal(a.Value, &info); err != nil {
 				return nil, fmt.Errorf("decode %s of %s: %w", a.Name, urn, err)
 			}
-			u.Active, u.DisplayName, u.Email, u.FullName = info.Active, info.DisplayName, info.Email, info.FullName
+			u.Active, u.DisplayName, u.Email, u.FullName, u.Title = info.Active, info.DisplayName, info.Email, info.FullName, info.Title
 		case AspectCorpUserStatus:
 			var st corpUserStatus
 			if err := json.Unmarshal(a.Value, &st); err != nil {
