@@ -99,7 +99,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	}
 	stops = append(stops, func(context.Context) error { return laterLog.Close() })
 	laterEnv := withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_CLOCK_OFFSET", laterBy.String())
-	laterGMS, _, stop, err := startCatalogd(ctx, bin, laterEnv, laterLog, laterLogPath)
+	laterGMS, laterFrontend, stop, err := startCatalogd(ctx, bin, laterEnv, laterLog, laterLogPath)
 	if err != nil {
 		return nil, fmt.Errorf("the later-clock instance: %w", err)
 	}
@@ -132,6 +132,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 
 		NoAuthFrontend: noAuthFrontend,
 		LaterGMS:       laterGMS,
+		LaterFrontend:  laterFrontend,
 		ReplicaGMS:     replicaGMS,
 		stop:           stopAll,
 	}, nil
