@@ -1,4 +1,4 @@
-@cap:authentication
+@cap:authentication @cap:native-users
 Feature: Password reset tokens
   A native user sets a password with a reset token: an administrator makes one for them with
   createNativeUserResetToken, and the user sends it, with the new password, to the frontend's

@@ -42,10 +42,11 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 		return err
 	}
 	p := w.person(name)
-	_, cookies, err := w.setPasswordWithResetToken(a, p, w.suite.target.Frontend)
+	password, cookies, err := w.setPasswordWithResetToken(a, p, w.suite.target.Frontend)
 	if err != nil {
 		return err
 	}
+	p.password = password
 	if len(cookies) == 0 {
 		return w.fail("setting %s's password set no cookie: %s is not signed in", name, name)
 	}

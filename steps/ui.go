@@ -149,28 +149,24 @@ func (w *world) screenshotOnFailure() string {
 	return "\nscreenshot of the page: " + path
 }
 
-// givePassword sets a random password for p, as DataHub has it done for a
-// native user: the administrator makes a reset token, the user sets a
-// password with it at the frontend.
+// givePassword makes p a user with a password, as DataHub has it done:
+// the administrator invites them with an invite token and they sign up at
+// the frontend, choosing a random password (native_users.go). The frontend
+// signs them in as it makes them, as DataHub's does: a browser given the
+// cookies it set (p.session) is signed in. Only a scenario of native
+// users (@cap:native-users) makes its people so, and only before anything
+// else has made their user.
 func (w *world) givePassword(p *person) error {
 	if p.password != "" {
 		return nil
 	}
-	if err := w.ensureUser(p); err != nil {
-		return err
+	if !w.native {
+		return w.fail("%s needs a password, which only a scenario tagged @cap:native-users gives (its people sign up with an invite token)", p.name)
 	}
-	admin := w.admin()
-	a := w.graphql(admin, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
-	a.what = fmt.Sprintf("%s making a password reset token for %s", admin.name, p.name)
-	password, cookies, err := w.setPasswordWithResetToken(a, p, admin.frontend)
-	if err != nil {
-		return err
+	if p.exists {
+		return w.fail("%s's user was made without a password (%s is known only by a user name): DataHub gives passwords only to people who sign up", p.name, p.name)
 	}
-	p.password = password
-	// The frontend signs the user in as it sets the password, as
-	// DataHub's does: a browser given that cookie is signed in.
-	p.session = append(p.session, cookies...)
-	return nil
+	return w.ensureUser(p)
 }
 
 // setPasswordWithResetToken takes the reset token from the answer a to
@@ -1358,3 +1354,4 @@ func requestsStayedHome(ctx context.Context) error {
 	}
 	return nil
 }
+
