@@ -69,3 +69,9 @@ Feature: Signing in to the frontend
     When the administrator suspends Ann
     Then Ann's browser is refused on the GraphQL endpoint
 
+  @id:signin-08 @must @core
+  Scenario: A session from the sign-in API opens the pages, and the API signs the page out
+    Given Ann is signed in at the frontend's sign-in API
+    When Ann's browser holds the cookies of that session
+    Then the page shows that Ann is signed in
+    And after Ann signs out at the frontend's sign-out API in the browser, the access tokens page sends the browser to sign in

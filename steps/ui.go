@@ -91,6 +91,7 @@ func registerUISteps(s stepRegistrar) {
 	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL with `+who+`'s token in its headers editor$`, runsInGraphiQLWithToken)
 	s.Step(`^GraphiQL's result shows `+who+`'s URN$`, graphiqlShowsURN)
 	s.Step(`^every request the page made went to the service's own origin$`, requestsStayedHome)
+	registerSharedSessionSteps(s)
 }
 
 // frontend is the frontend the scenario's browsers use.
@@ -1355,3 +1356,51 @@ func requestsStayedHome(ctx context.Context) error {
 	return nil
 }
 
+// Steps: one session for the pages and the sign-in API (signin-08).
+
+func registerSharedSessionSteps(s stepRegistrar) {
+	s.Step(`^`+who+`'s browser holds the cookies of that session$`, browserHoldsAPISession)
+	s.Step(`^after `+who+` signs out at the frontend's sign-out API in the browser, the access tokens page sends the browser to sign in$`, signsOutAtAPIInBrowser)
+}
+
+// browserHoldsAPISession gives p's browser the cookies p's client was given
+// by the sign-in API, and opens the access tokens page with them.
+func browserHoldsAPISession(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	cs := w.clientOf(p).cookies()
+	if len(cs) == 0 {
+		return w.fail("%s's client holds no cookie of the frontend", name)
+	}
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		if err := b.run(network.SetCookie(c.Name, c.Value).WithURL(w.frontend()).WithPath("/").WithHTTPOnly(true)); err != nil {
+			return w.uiFail(b, "giving %s's browser the cookie %s: %v", name, c.Name, err)
+		}
+	}
+	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+		return w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	return nil
+}
+
+// signsOutAtAPIInBrowser opens the frontend's /logOut in p's browser, as
+// DataHub's web app signs out, then the access tokens page, which must
+// send the browser to sign in.
+func signsOutAtAPIInBrowser(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	if err := b.navigate(w.frontend() + "/logOut"); err != nil {
+		return w.uiFail(b, "opening %s/logOut: %v", w.frontend(), err)
+	}
+	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+		return w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	return atSignInPage(ctx)
+}
