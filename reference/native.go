@@ -149,7 +149,9 @@ func (s *Service) GetInviteToken(ctx context.Context, role string) (string, erro
 	if err != nil {
 		return "", err
 	}
-	for {
+	// Made when there is none; a request that loses the race to make it
+	// reads the one the winner made.
+	for range 3 {
 		a, err := s.store.Aspect(ctx, urn, AspectInviteToken)
 		if err == nil {
 			return s.unsealInviteToken(ctx, a)
@@ -168,8 +170,8 @@ func (s *Service) GetInviteToken(ctx context.Context, role string) (string, erro
 		if ErrorCodeOf(err) != ECONFLICT {
 			return "", err
 		}
-		// Another request made it meanwhile: that one is the token.
 	}
+	return "", fmt.Errorf("invite token %s: made by another request, yet not there to read", urn)
 }
 
 // CreateInviteToken makes a new invite token for the role ("" for none),
