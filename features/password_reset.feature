@@ -43,7 +43,7 @@ Feature: Password reset tokens
     Then the request is refused and no reset token is given
 
   @id:reset-04 @must @core
-  Scenario Outline: A reset token sent with <sent> sets no one's password
+  Scenario Outline: A new password sent with <sent> is set for no one
     Given Ann has a password
     And Bob has a password
     And the administrator has made a password reset token for Ann

@@ -19,7 +19,7 @@ Feature: Signing in through the frontend's sign-in API
   session that no request honours.
 
   @id:signapi-01 @must @smoke
-  Scenario: Someone signs in with their username and password
+  Scenario: Someone signs in at the sign-in API with their username and password
     Given Ann has a password
     When Ann signs in at the frontend's sign-in API
     Then the sign-in is accepted with cookies, one of them naming Ann
@@ -27,7 +27,7 @@ Feature: Signing in through the frontend's sign-in API
     And Ann's session reads her own user through the frontend's entity path
 
   @id:signapi-02 @must @core
-  Scenario Outline: <attempt> signs no one in
+  Scenario Outline: At the sign-in API, <attempt> signs no one in
     Given Ann has a password
     When someone signs in at the frontend's sign-in API with <attempt>
     Then the sign-in is refused as DataHub refuses wrong credentials
@@ -47,27 +47,32 @@ Feature: Signing in through the frontend's sign-in API
     And the client that tried is not signed in
 
   @id:signapi-04 @must @core
-  Scenario: A user who has no password cannot sign in
+  Scenario Outline: A user who has no password cannot sign in with <password>
     Given Ann is a user known only by her user name
-    When someone signs in at the frontend's sign-in API as Ann with any password
+    When someone signs in at the frontend's sign-in API as Ann with <password>
     Then the sign-in is refused as DataHub refuses wrong credentials
     And the client that tried is not signed in
 
+    Examples:
+      | password          |
+      | any password      |
+      | an empty password |
+
   @id:signapi-05 @must @core
-  Scenario: A session is held to its user's privileges
+  Scenario: A session from the sign-in API is held to its user's privileges
     Given Ann is signed in at the frontend's sign-in API
     When Ann's session creates a tag through the frontend's v2 GraphQL endpoint
     Then Ann's session is rejected as unauthorized
     And the tag does not exist
 
   @id:signapi-06 @must @core
-  Scenario: Signing out ends the session for the client
+  Scenario: Signing out at the sign-out API ends the session for the client
     Given Ann is signed in at the frontend's sign-in API
     When Ann signs out at the frontend's sign-out API
     Then Ann's client is no longer signed in
 
   @id:signapi-07 @should @core
-  Scenario: Signing out ends the session everywhere
+  Scenario: Signing out at the sign-out API ends the session everywhere
     Given Ann is signed in at the frontend's sign-in API
     And the cookies of Ann's session are kept
     When Ann signs out at the frontend's sign-out API
@@ -89,7 +94,7 @@ Feature: Signing in through the frontend's sign-in API
     And the client that tried is not signed in
 
   @id:signapi-10 @must @core
-  Scenario: The session of a suspended user no longer works
+  Scenario: A suspended user's session from the sign-in API no longer works
     Given Ann is signed in at the frontend's sign-in API
     When the administrator suspends Ann
     Then Ann's session is refused on the frontend's v2 GraphQL endpoint
@@ -103,7 +108,7 @@ Feature: Signing in through the frontend's sign-in API
     And the client that tried is not signed in
 
   @id:signapi-12 @must @core @cap:user-management
-  Scenario: The session of a removed user no longer works
+  Scenario: A removed user's session from the sign-in API no longer works
     Given Ann is signed in at the frontend's sign-in API
     When the administrator removes Ann
     Then Ann's session is refused on the frontend's v2 GraphQL endpoint

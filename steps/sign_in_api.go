@@ -25,7 +25,7 @@ func registerSignInAPISteps(s stepRegistrar) {
 	s.Step(`^`+who+` is signed in at the frontend's sign-in API$`, isSignedInAtAPI)
 	s.Step(`^someone signs in at the frontend's sign-in API with (.+)$`, someoneSignsInAtAPIWith)
 	s.Step(`^someone signs in at the frontend's sign-in API without a username$`, signsInWithoutUsername)
-	s.Step(`^someone signs in at the frontend's sign-in API as `+who+` with any password$`, signsInWithAnyPassword)
+	s.Step(`^someone signs in at the frontend's sign-in API as `+who+` with (any password|an empty password)$`, signsInWithAnyPassword)
 	s.Step(`^the sign-in is accepted with cookies, one of them naming `+who+`$`, signInAccepted)
 	s.Step(`^`+who+`'s session is answered as `+who+` on the frontend's v2 GraphQL endpoint$`, sessionAnsweredAs)
 	s.Step(`^`+who+`'s session reads `+own+` own user through the frontend's entity path$`, sessionReadsOwnUser)
@@ -115,10 +115,14 @@ func signsInWithoutUsername(ctx context.Context) error {
 	return w.checkpoint()
 }
 
-func signsInWithAnyPassword(ctx context.Context, name string) error {
+func signsInWithAnyPassword(ctx context.Context, name, which string) error {
 	w := theWorld(ctx)
 	p := w.person(name)
-	c, a := w.signInAs("someone", p.username, "pw-"+randomID(16))
+	password := "pw-" + randomID(16)
+	if which == "an empty password" {
+		password = ""
+	}
+	c, a := w.signInAs("someone", p.username, password)
 	w.lastClient, w.last = c, a
 	return w.checkpoint()
 }
