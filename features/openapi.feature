@@ -52,6 +52,13 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     Then the write is acknowledged
     And every proposal of the batch reads back
 
+  @id:openapi-24 @must @core
+  Scenario: A write through OpenAPI of more than a MiB, as DataHub's SDK may send one, is written
+    Given Ann is granted EDIT_ENTITY
+    When Ann writes proposals for two new datasets of more than a MiB in one request through OpenAPI
+    Then the write is acknowledged
+    And every proposal of the batch reads back
+
   @id:openapi-05 @must @smoke
   Scenario: A dataset reads back whole through OpenAPI, each aspect with its value
     Given the administrator has written a new dataset with a description and institutional memory

@@ -153,6 +153,13 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
     Then the batch is acknowledged
     And every proposal of the batch reads back
 
+  @id:restli-23 @must @core
+  Scenario: A batch of more than a MiB, as DataHub's SDK may send one, is written
+    Given Ann is granted EDIT_ENTITY
+    When Ann writes a batch of proposals of more than a MiB for two new datasets
+    Then the batch is acknowledged
+    And every proposal of the batch reads back
+
   @id:restli-14 @must @core
   Scenario: A batch holding a dataset Ann may not write is refused, and none of it is stored
     Given Ann is granted EDIT_ENTITY on a new dataset only

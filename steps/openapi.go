@@ -60,7 +60,11 @@ func writesProposalsOpenAPI(ctx context.Context, name, which, async string) erro
 			return err
 		}
 	}
-	w.batch = w.twoDatasetsBatch(first, w.newDataset())
+	second := w.newDataset()
+	if which == "two new datasets of more than a MiB" {
+		first, second = w.largeDatasets()
+	}
+	w.batch = w.twoDatasetsBatch(first, second)
 	w.batchAsync = async != ""
 	w.last = w.writeOpenAPI(c, "metadata service")
 	return w.checkpoint()
@@ -414,7 +418,7 @@ func anonymousOpenAPI(ctx context.Context, does, tier string) error {
 
 func registerOpenAPISteps(s stepRegistrar) {
 	s.Step(`^`+who+` writes a description for (a new dataset|that dataset|another new dataset) through OpenAPI(?: on the (metadata service|frontend))?$`, writesDescriptionOpenAPI)
-	s.Step(`^`+who+` writes proposals for (two new datasets|that dataset and another new dataset) in one request through OpenAPI( for asynchronous ingestion)?$`, writesProposalsOpenAPI)
+	s.Step(`^`+who+` writes proposals for (two new datasets|two new datasets of more than a MiB|that dataset and another new dataset) in one request through OpenAPI( for asynchronous ingestion)?$`, writesProposalsOpenAPI)
 	s.Step(`^the write is answered with the dataset and its properties$`, writeAnsweredWithDataset)
 	s.Step(`^the write is acknowledged$`, writeAcknowledged)
 	s.Step(`^`+who+` reads (the dataset|the dataset's properties|the dataset in a batch|a dataset no one has written|the ownership of a dataset that has none) through OpenAPI$`, readsOpenAPI)

@@ -317,6 +317,27 @@ func tierOrGMS(tier string) string {
 	return tier
 }
 
+// largeDatasets are two new datasets whose descriptions make a batch of
+// more than a MiB, which DataHub's SDK sends (it sizes batches up to
+// 15 MiB).
+func (w *world) largeDatasets() (*datasetRecord, *datasetRecord) {
+	first, second := w.newDataset(), w.newDataset()
+	first.description += " " + strings.Repeat("large ", 120_000)
+	second.description += " " + strings.Repeat("large ", 120_000)
+	return first, second
+}
+
+func writesLargeBatch(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.batch = w.twoDatasetsBatch(w.largeDatasets())
+	w.last = w.writeBatch(c, "metadata service")
+	return w.checkpoint()
+}
+
 func writesAsyncBatch(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	w.batchAsync = true
@@ -415,6 +436,7 @@ func registerRestliSteps(s stepRegistrar) {
 	s.Step(`^the answer shows no aspect of it but its key$`, answerShowsOnlyKey)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets(?: through the (metadata service|frontend))?$`, writesBatch)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets for asynchronous ingestion$`, writesAsyncBatch)
+	s.Step(`^`+who+` writes a batch of proposals of more than a MiB for two new datasets$`, writesLargeBatch)
 	s.Step(`^`+who+` writes a batch of proposals for that dataset and another new dataset$`, writesBatchForThatDataset)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets, the second description not being text$`, writesBatchWithBadValue)
 	s.Step(`^the batch is acknowledged$`, batchAcknowledged)

@@ -218,8 +218,8 @@ func isGrantedOnDataset(ctx context.Context, name, privilege, which string) erro
 }
 
 // answerShowsNothing checks that a refusal shows nothing of the dataset:
-// neither its description, nor its institutional memory, nor an aspect by
-// name or class.
+// neither its description, nor its institutional memory, nor a value, nor
+// an aspect's class.
 func answerShowsNothing(ctx context.Context) error {
 	w := theWorld(ctx)
 	a, err := w.lastAnswer()
@@ -227,7 +227,9 @@ func answerShowsNothing(ctx context.Context) error {
 		return err
 	}
 	body := string(a.body)
-	secrets := []string{"DatasetProperties", "InstitutionalMemory", "datasetProperties", "institutionalMemory", `"value"`}
+	// The aspects' names may be in the answer, which may repeat the path
+	// asked for; their classes and values may not.
+	secrets := []string{"com.linkedin.dataset.DatasetProperties", "com.linkedin.common.InstitutionalMemory", `"value"`}
 	if w.dataset != nil {
 		secrets = append(secrets, w.dataset.description)
 	}
