@@ -44,6 +44,7 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     When Ann writes proposals for two new datasets in one request through OpenAPI
     Then the write is acknowledged
     And every proposal of the batch reads back
+    And DataHub's SDK finds that each dataset of the batch exists
 
   @id:openapi-04 @must @core
   Scenario: A write through OpenAPI for asynchronous ingestion is written

@@ -108,6 +108,11 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
     When Ann reads a dataset no one has written through the metadata service's v2 entity path
     Then the answer shows no aspect of it but its key
 
+  @id:restli-24 @should @core
+  Scenario: A dataset no one has written is answered with its key alone through the v2 entity path, as DataHub's SDK expects
+    When Ann reads a dataset no one has written through the metadata service's v2 entity path
+    Then the answer is the dataset's key aspect alone
+
   @id:restli-10 @must @core @exclusive
   Scenario Outline: Someone granted only <privilege> on the dataset reads it through the v2 entity path
     Given the administrator has written a new dataset with a description and institutional memory
@@ -140,6 +145,7 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
     When Ann writes a batch of proposals for two new datasets through the <tier>
     Then the batch is acknowledged
     And every proposal of the batch reads back
+    And DataHub's SDK finds that each dataset of the batch exists
 
     Examples:
       | tier             |

@@ -273,7 +273,7 @@ func answerHoldsOnlyAskedFor(ctx context.Context) error {
 }
 
 // answerShowsOnlyKey: a URN never written is 404, or (as DataHub answers
-// it) 200 with no aspect but its key.
+// it) 200 with no aspect but its key; answerIsKeyAlone asks for the latter.
 func answerShowsOnlyKey(ctx context.Context) error {
 	w := theWorld(ctx)
 	a, err := w.lastAnswer()
@@ -283,6 +283,21 @@ func answerShowsOnlyKey(ctx context.Context) error {
 	if a.status == http.StatusNotFound {
 		return nil
 	}
+	return w.onlyKey(a, false)
+}
+
+func answerIsKeyAlone(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.onlyKey(a, true)
+}
+
+// onlyKey checks a 200 whose aspects are the dataset's key at most (with
+// keyNeeded, exactly).
+func (w *world) onlyKey(a *answer, keyNeeded bool) error {
 	e, err := w.entityResponse(a)
 	if err != nil {
 		return err
@@ -294,6 +309,9 @@ func answerShowsOnlyKey(ctx context.Context) error {
 		if err := w.keyNames(a, v.Value, w.dataset.urn); err != nil {
 			return err
 		}
+	}
+	if _, ok := e.Aspects["datasetKey"]; keyNeeded && !ok {
+		return w.fail("%s holds no key aspect, which DataHub's SDK counts on (get_entity_semityped: \"The entity's key aspect will always be present\")", a.what)
 	}
 	return nil
 }
@@ -434,6 +452,7 @@ func registerRestliSteps(s stepRegistrar) {
 	s.Step(`^the answer names the dataset and holds its properties, institutional memory and key, each with its value$`, answerNamesDatasetWithAll)
 	s.Step(`^the answer holds the dataset's properties, and no aspect but those asked for and the key$`, answerHoldsOnlyAskedFor)
 	s.Step(`^the answer shows no aspect of it but its key$`, answerShowsOnlyKey)
+	s.Step(`^the answer is the dataset's key aspect alone$`, answerIsKeyAlone)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets(?: through the (metadata service|frontend))?$`, writesBatch)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets for asynchronous ingestion$`, writesAsyncBatch)
 	s.Step(`^`+who+` writes a batch of proposals of more than a MiB for two new datasets$`, writesLargeBatch)

@@ -281,6 +281,35 @@ func everyProposalReadsBack(ctx context.Context) error {
 	})
 }
 
+// sdkFindsEachDataset checks what DataHub's SDK asks after writing
+// (exists(), DataHubClient.entities.get): each entity of the batch has its
+// key aspect through the aspect path, naming it, as DataHub writes the key
+// of an entity with its first aspect.
+func sdkFindsEachDataset(ctx context.Context) error {
+	w := theWorld(ctx)
+	seen := map[string]bool{}
+	for _, b := range w.batch {
+		if seen[b.urn] {
+			continue
+		}
+		seen[b.urn] = true
+		a := w.readAspect(w.reader(), tierGMS, b.urn, "datasetKey")
+		if a.status != http.StatusOK {
+			return w.fail("%s answered status %d: DataHub's SDK finds no dataset %s (exists() reads its key)", a.what, a.status, b.urn)
+		}
+		var body struct {
+			Aspect map[string]json.RawMessage `json:"aspect"`
+		}
+		if err := a.jsonBody(&body); err != nil {
+			return w.failed(err)
+		}
+		if err := w.keyNames(a, body.Aspect["com.linkedin.metadata.key.DatasetKey"], b.urn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func noProposalStored(ctx context.Context) error {
 	return theWorld(ctx).batchStored(false)
 }
@@ -356,6 +385,7 @@ func registerSDKSteps(s stepRegistrar) {
 	s.Step(`^the answer shows nothing of the dataset$`, answerShowsNothing)
 	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
 	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
+	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
 	s.Step(`^the configuration names no DataHub version, or one DataHub's SDK can read$`, configVersionReadable)
 	s.Step(`^the configuration names a DataHub version of 1\.0\.1 or later$`, configVersionAtLeast101)
 	registerRestliSteps(s)
