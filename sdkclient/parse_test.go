@@ -85,7 +85,10 @@ func TestReadsAsTheSDK(t *testing.T) {
 		{"get_aspect found", 200, `{"aspect": {"com.linkedin.dataset.DatasetProperties": {"description": "d"}}, "version": 0}`,
 			func(c *Client) error { _, ok, err := c.GetAspect(ctx, urn, DatasetProperties, 0); return okOr(ok, err) }, ""},
 		{"get_aspect absent", 404, `{}`,
-			func(c *Client) error { _, ok, err := c.GetAspect(ctx, urn, DatasetProperties, 0); return notOr(ok, err) }, ""},
+			func(c *Client) error {
+				_, ok, err := c.GetAspect(ctx, urn, DatasetProperties, 0)
+				return notOr(ok, err)
+			}, ""},
 		{"get_aspect under the aspect's name", 200, `{"aspect": {"datasetProperties": {"description": "d"}}}`,
 			func(c *Client) error { _, _, err := c.GetAspect(ctx, urn, DatasetProperties, 0); return err }, "GraphError"},
 		{"get_aspect without the envelope", 200, `{"com.linkedin.dataset.DatasetProperties": {"description": "d"}}`,
@@ -105,9 +108,15 @@ func TestReadsAsTheSDK(t *testing.T) {
 		{"get_entity_raw 404", 404, `{}`,
 			func(c *Client) error { _, err := c.GetEntityRaw(ctx, urn, nil); return err }, "HTTPError"},
 		{"get_aspects_for_entity without value", 200, `{"aspects": {"datasetProperties": {"description": "d"}}}`,
-			func(c *Client) error { _, err := c.GetAspectsForEntity(ctx, urn, []AspectType{DatasetProperties}); return err }, "KeyError"},
+			func(c *Client) error {
+				_, err := c.GetAspectsForEntity(ctx, urn, []AspectType{DatasetProperties})
+				return err
+			}, "KeyError"},
 		{"get_aspects_for_entity with aspects a list", 200, `{"aspects": []}`,
-			func(c *Client) error { _, err := c.GetAspectsForEntity(ctx, urn, []AspectType{DatasetProperties}); return err }, "AttributeError"},
+			func(c *Client) error {
+				_, err := c.GetAspectsForEntity(ctx, urn, []AspectType{DatasetProperties})
+				return err
+			}, "AttributeError"},
 		{"get_aspects_for_entity, the aspect absent", 200, `{"aspects": {}}`,
 			func(c *Client) error {
 				got, err := c.GetAspectsForEntity(ctx, urn, []AspectType{DatasetProperties})
