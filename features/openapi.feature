@@ -205,6 +205,7 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
       | flaw                                    |
       | naming an aspect datasets do not have   |
       | sent to the path of another entity type |
+      | sent to the path of no entity type      |
       | whose description is not text           |
 
   @id:openapi-21 @must @core

@@ -139,6 +139,21 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
       | metadata service's |
       | frontend's         |
 
+  @id:restli-25 @must @core
+  Scenario: Datasets are read in a batch through the v2 entity path, as the datahub CLI's migrate reads them
+    Given the administrator has written a new dataset with a description and institutional memory
+    When Ann reads the dataset and a dataset no one has written in a batch through the v2 entity path
+    Then the batch's results hold the dataset with its properties, institutional memory and key, and no aspect of the other but its key
+
+  @id:restli-26 @must @core @exclusive
+  Scenario: Someone allowed to read only one dataset of a batch is refused the batch through the v2 entity path
+    Given the administrator has written a new dataset with a description and institutional memory
+    And no policy lets every user read entities
+    And Ann is granted VIEW_ENTITY_PAGE on another dataset only
+    When Ann reads the dataset and the other dataset in a batch through the v2 entity path
+    Then the answer has status 403
+    And the answer shows nothing of the dataset
+
   @id:restli-12 @must @smoke
   Scenario Outline: Someone granted EDIT_ENTITY writes a batch of proposals through the <tier>, and each reads back
     Given Ann is granted EDIT_ENTITY

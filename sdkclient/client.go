@@ -387,6 +387,46 @@ func (c *Client) GetEntityRaw(ctx context.Context, urn string, aspects []string)
 	return object(fn, "the answer", v)
 }
 
+// BatchGetIDs is batch_get_ids (cli/migrate.py, what `datahub migrate`
+// reads entities with): only a 200 yields anything (another status yields
+// nothing, silently); the body must hold "results", an object whose
+// values are the entities.
+func (c *Client) BatchGetIDs(ctx context.Context, urns []string) ([]map[string]any, error) {
+	const fn = "migrate.batch_get_ids"
+	r, err := c.send(ctx, http.MethodGet, EntitiesV2Path(urns), nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.status != http.StatusOK {
+		return nil, nil
+	}
+	v, err := decodeJSON(fn, r)
+	if err != nil {
+		return nil, err
+	}
+	body, err := object(fn, "the answer", v)
+	if err != nil {
+		return nil, err
+	}
+	results, ok := body["results"]
+	if !ok {
+		return nil, &Error{Kind: "KeyError", Func: fn, Status: r.status, Reason: `the answer has no "results"`}
+	}
+	m, err := object(fn, "results", results)
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]any
+	for _, e := range m {
+		entity, err := object(fn, "a result", e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, entity)
+	}
+	return out, nil
+}
+
 // GetAspectsForEntity is DataHubGraph.get_aspects_for_entity: for each
 // type, answer.aspects[name] when truthy must hold a "value" that from_obj
 // takes; otherwise the aspect is None (a nil map here).

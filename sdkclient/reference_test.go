@@ -310,6 +310,12 @@ func emitsAndReads(t *testing.T, c *sdkclient.Client) {
 		t.Errorf("get_entity_semityped of a dataset never written: %v, %v; want its key alone", bag, err)
 	}
 
+	// batch_get_ids (`datahub migrate`)
+	batch, err := c.BatchGetIDs(ctx, []string{one, never})
+	if err != nil || len(batch) != 2 || !strings.Contains(fmt.Sprint(batch), "remembered") {
+		t.Errorf("batch_get_ids of %s and a dataset never written: %v, %v", one, batch, err)
+	}
+
 	// get_entities (OpenAPI), whichever path writes
 	entities, err := c.GetEntities(ctx, "dataset", []string{one, never}, []string{"datasetProperties"})
 	if err != nil || len(entities) != 1 || entities[one]["datasetProperties"]["description"] != "one" {

@@ -80,6 +80,16 @@ func EntityV2Path(urn string, aspects []string) string {
 	return p
 }
 
+// EntitiesV2Path is batch_get_ids's GET (cli/migrate.py, `datahub
+// migrate`): /entitiesV2?ids=List(<url-encoded urn>,...).
+func EntitiesV2Path(urns []string) string {
+	encoded := make([]string, len(urns))
+	for i, u := range urns {
+		encoded[i] = URLEncode(u)
+	}
+	return "/entitiesV2?ids=List(" + strings.Join(encoded, ",") + ")"
+}
+
 // GraphQLPath and GraphQLBody are execute_graphql's POST
 // (ingestion/graph/client.py): query, then variables and operationName
 // when given, sent by requests' json= (json.dumps).

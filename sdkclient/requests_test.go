@@ -50,6 +50,7 @@ func TestRequestsAreTheSDKs(t *testing.T) {
 	for name, tc := range map[string][2]string{
 		"get_aspect":                 {AspectPath("urn:li:dataset:(urn:li:dataPlatform:hive,a/b c,PROD)", "datasetKey", 0), "/aspects/urn%3Ali%3Adataset%3A%28urn%3Ali%3AdataPlatform%3Ahive%2Ca%2Fb%20c%2CPROD%29?aspect=datasetKey&version=0"},
 		"get_entity_raw":             {EntityV2Path("urn:li:tag:t", nil), "/entitiesV2/urn%3Ali%3Atag%3At"},
+		"batch_get_ids":              {EntitiesV2Path([]string{"urn:li:tag:a", "urn:li:dataset:(urn:li:dataPlatform:hive,b,PROD)"}), "/entitiesV2?ids=List(urn%3Ali%3Atag%3Aa,urn%3Ali%3Adataset%3A%28urn%3Ali%3AdataPlatform%3Ahive%2Cb%2CPROD%29)"},
 		"get_entity_raw with a list": {EntityV2Path("urn:li:tag:t", []string{"tagKey", "ownership"}), "/entitiesV2/urn%3Ali%3Atag%3At?aspects=List(tagKey,ownership)"},
 		"execute_graphql":            {string(GraphQLBody("{ me }", Obj{{"a", 1}}, "Q")), `{"query": "{ me }", "variables": {"a": 1}, "operationName": "Q"}`},
 		"execute_graphql bare":       {string(GraphQLBody("{ me }", nil, "")), `{"query": "{ me }"}`},

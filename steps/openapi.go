@@ -321,6 +321,9 @@ func writesFlawedOpenAPI(ctx context.Context, name, flaw string) error {
 	case "sent to the path of another entity type":
 		path = "/openapi/v3/entity/tag?async=false"
 		body = "[" + goodJSON + "]"
+	case "sent to the path of no entity type":
+		path = "/openapi/v3/entity/catalogspecNoSuchType?async=false"
+		body = "[" + goodJSON + "]"
 	case "whose description is not text":
 		bad := propertiesItem(w.newDataset())
 		bad.mcp.Aspect = sdkclient.Obj{{Key: "customProperties", Value: sdkclient.Obj{}}, {Key: "description", Value: []any{"not", "text"}}, {Key: "tags", Value: []any{}}}
@@ -426,7 +429,7 @@ func registerOpenAPISteps(s stepRegistrar) {
 	s.Step(`^the OpenAPI answer is the dataset's properties with its description$`, openAPIAnswerIsProperties)
 	s.Step(`^`+who+` reads the dataset's properties and a dataset no one has written in a batch through OpenAPI$`, readsBatchWithMissing)
 	s.Step(`^the answer lists the dataset with its properties, and not the other$`, batchListsDatasetOnly)
-	s.Step(`^`+who+` writes through OpenAPI a request (whose body is not JSON|holding an entity without a URN|naming a malformed URN|naming an aspect datasets do not have|sent to the path of another entity type|whose description is not text)$`, writesFlawedOpenAPI)
+	s.Step(`^`+who+` writes through OpenAPI a request (whose body is not JSON|holding an entity without a URN|naming a malformed URN|naming an aspect datasets do not have|sent to the path of another entity type|sent to the path of no entity type|whose description is not text)$`, writesFlawedOpenAPI)
 	s.Step(`^the answer says in JSON why it was refused$`, answerSaysWhy)
 	s.Step(`^`+who+` deletes the dataset through OpenAPI$`, deletesOpenAPI)
 	s.Step(`^the deletion is acknowledged$`, writeAcknowledged)

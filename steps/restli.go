@@ -316,6 +316,78 @@ func (w *world) onlyKey(a *answer, keyNeeded bool) error {
 	return nil
 }
 
+// readsBatchV2 reads the dataset and another (never written) in one
+// request, as `datahub migrate` does (batch_get_ids, cli/migrate.py).
+func readsBatchV2(ctx context.Context, name, other string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	var urns []string
+	if other == "a dataset no one has written" || w.other == "" {
+		w.other = w.newDataset().urn
+		urns = []string{d.urn, w.other}
+	} else {
+		// The one that may be read first: a check of the first alone lets
+		// the batch through.
+		urns = []string{w.other, d.urn}
+	}
+	a := w.sdkSend(c, http.MethodGet, c.gms+sdkclient.EntitiesV2Path(urns), nil)
+	a.what = fmt.Sprintf("%s reading %s and %s in a batch through the v2 entity path", name, d.urn, w.other)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// batchResultsHold checks the answer as `datahub migrate` reads it: 200,
+// "results" by URN, each an EntityResponse; the dataset with all it holds,
+// the other with its key at most.
+func batchResultsHold(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200 (batch_get_ids yields nothing otherwise)", a.what, a.status)
+	}
+	var body struct {
+		Results map[string]entityResponse `json:"results"`
+	}
+	if err := a.jsonBody(&body); err != nil || body.Results == nil {
+		return w.fail("%s has no \"results\" object of entities (batch_get_ids reads results[\"results\"]): %v", a.what, err)
+	}
+	e, ok := body.Results[d.urn]
+	if !ok || e.URN != d.urn {
+		return w.fail("%s has no result for %s", a.what, d.urn)
+	}
+	values := map[string]json.RawMessage{}
+	for n, v := range e.Aspects {
+		values[n] = v.Value
+	}
+	if err := w.holdsAll(a, d.urn, values); err != nil {
+		return err
+	}
+	for n, v := range body.Results[w.other].Aspects {
+		if n != "datasetKey" {
+			return w.fail("%s holds %s for %s, which no one has written", a.what, n, w.other)
+		}
+		if err := w.keyNames(a, v.Value, w.other); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func writesBatch(ctx context.Context, name, tier string) error {
 	w := theWorld(ctx)
 	c, err := w.as(w.person(name))
@@ -452,6 +524,8 @@ func registerRestliSteps(s stepRegistrar) {
 	s.Step(`^the answer names the dataset and holds its properties, institutional memory and key, each with its value$`, answerNamesDatasetWithAll)
 	s.Step(`^the answer holds the dataset's properties, and no aspect but those asked for and the key$`, answerHoldsOnlyAskedFor)
 	s.Step(`^the answer shows no aspect of it but its key$`, answerShowsOnlyKey)
+	s.Step(`^`+who+` reads the dataset and (a dataset no one has written|the other dataset) in a batch through the v2 entity path$`, readsBatchV2)
+	s.Step(`^the batch's results hold the dataset with its properties, institutional memory and key, and no aspect of the other but its key$`, batchResultsHold)
 	s.Step(`^the answer is the dataset's key aspect alone$`, answerIsKeyAlone)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets(?: through the (metadata service|frontend))?$`, writesBatch)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets for asynchronous ingestion$`, writesAsyncBatch)

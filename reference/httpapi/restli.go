@@ -84,7 +84,7 @@ func (s *Server) handleAspect(w http.ResponseWriter, r *http.Request, urn string
 // EntityResponse {"entityName", "urn", "aspects": {name: EnvelopedAspect}}.
 func (s *Server) handleEntityV2(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	names, err := restliList(q["aspects"])
+	names, err := restliList(rawQuery(r, "aspects"))
 	if err != nil {
 		writeProblem(w, r, http.StatusBadRequest, err.Error())
 		return
@@ -101,11 +101,45 @@ func (s *Server) handleEntityV2(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, entityResponse(*e))
+}
+
+// handleEntitiesV2 serves GET /entitiesV2?ids=List(<urn>,<urn>) (Rest.li's
+// BATCH_GET, each URN percent-encoded inside the list, as `datahub migrate`
+// sends it): {"results": {urn: EntityResponse}, "statuses": {}, "errors": {}}.
+func (s *Server) handleEntitiesV2(w http.ResponseWriter, r *http.Request) {
+	ids, err := restliList(rawQuery(r, "ids"))
+	if err == nil && len(ids) == 0 {
+		err = errors.New("name the entities to read: ?ids=List(<urn>,<urn>)")
+	}
+	if err != nil {
+		writeProblem(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	names, err := restliList(rawQuery(r, "aspects"))
+	if err != nil {
+		writeProblem(w, r, http.StatusBadRequest, err.Error())
+		return
+	}
+	found, err := s.svc.EntitiesV2(r.Context(), ids, names, true)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	results := make(map[string]any, len(found))
+	for _, e := range found {
+		results[e.URN.String()] = entityResponse(e)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": results, "statuses": map[string]any{}, "errors": map[string]any{}})
+}
+
+// entityResponse is DataHub's EntityResponse.
+func entityResponse(e reference.EntityAspects) map[string]any {
 	aspects := make(map[string]any, len(e.Aspects))
 	for _, a := range e.Aspects {
 		aspects[a.Name] = envelopedAspect(a)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"entityName": e.URN.EntityType, "urn": e.URN.String(), "aspects": aspects})
+	return map[string]any{"entityName": e.URN.EntityType, "urn": e.URN.String(), "aspects": aspects}
 }
 
 // envelopedAspect is DataHub's EnvelopedAspect: the value is the aspect's
@@ -119,9 +153,25 @@ func envelopedAspect(a reference.EntityAspect) map[string]any {
 	return map[string]any{"name": a.Name, "type": "VERSIONED", "version": 0, "value": a.Value, "created": created}
 }
 
-// restliList reads a list query parameter as Rest.li 2.0 writes it,
-// List(a,b) with each item percent-encoded, or as Rest.li 1.0 and plain
-// clients do, the parameter repeated (or comma-separated); nil when absent.
+// rawQuery returns the values of a query parameter as sent, still
+// percent-encoded: a Rest.li list encodes each item, so a comma inside one
+// (a dataset URN's) is told from the commas between them only before
+// decoding.
+func rawQuery(r *http.Request, key string) []string {
+	var out []string
+	for _, kv := range strings.Split(r.URL.RawQuery, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == key {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// restliList reads a list query parameter, as rawQuery gives it, as
+// Rest.li 2.0 writes it, List(a,b) with each item percent-encoded, or as
+// Rest.li 1.0 and plain clients do, the parameter repeated (or
+// comma-separated); nil when absent.
 func restliList(values []string) ([]string, error) {
 	if len(values) == 0 {
 		return nil, nil

@@ -17,6 +17,7 @@ func (s *Server) GMS() http.Handler {
 	actions := s.ingestActions()
 	mux.Handle("/aspects", s.authenticate(allow(http.MethodPost, actions)))
 	mux.Handle("/aspects/{urn...}", s.authenticate(s.handleAspects(actions)))
+	mux.Handle("/entitiesV2", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntitiesV2))))
 	mux.Handle("/entitiesV2/{urn...}", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntityV2))))
 	mux.Handle("/openapi/v3/entity/{entityType}", s.authenticate(allow(http.MethodPost, requireJSON(http.HandlerFunc(s.handleOpenAPIWrite)))))
 	mux.Handle("/openapi/v3/entity/{entityType}/batchGet", s.authenticate(allow(http.MethodPost, requireJSON(http.HandlerFunc(s.handleOpenAPIBatchGet)))))

@@ -36,6 +36,20 @@ func TestRestliList(t *testing.T) {
 	}
 }
 
+// TestRawQueryKeepsEncodedCommas: the URNs of ids=List(...) are told apart
+// before decoding, a comma inside one being %2C.
+func TestRawQueryKeepsEncodedCommas(t *testing.T) {
+	r := httptest.NewRequest("GET", "/entitiesV2?ids=List(urn%3Ali%3Adataset%3A%28urn%3Ali%3AdataPlatform%3Ahive%2Ca%2CPROD%29,urn%3Ali%3Atag%3At)&aspects=List(tagKey)", nil)
+	ids, err := restliList(rawQuery(r, "ids"))
+	want := []string{"urn:li:dataset:(urn:li:dataPlatform:hive,a,PROD)", "urn:li:tag:t"}
+	if err != nil || !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids = %q, %v; want %q", ids, err, want)
+	}
+	if got := rawQuery(r, "aspects"); !reflect.DeepEqual(got, []string{"List(tagKey)"}) {
+		t.Errorf("aspects = %q", got)
+	}
+}
+
 // TestEntityPath: the URN, raw or percent-encoded, and an aspect after it.
 func TestEntityPath(t *testing.T) {
 	for path, want := range map[string][2]string{
