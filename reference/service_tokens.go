@@ -35,6 +35,9 @@ func (s *Service) CreateAccessToken(ctx context.Context, in CreateAccessTokenInp
 	if _, err := s.require(ctx, URN{}, privileges...); err != nil {
 		return "", AccessTokenInfo{}, err
 	}
+	if in.Duration == DurationNoExpiry && s.cfg.RefuseNoExpiry {
+		return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "tokens that never expire (NO_EXPIRY) are not made here (ACCESS_TOKEN_ALLOW_NO_EXPIRY is false): choose a duration")
+	}
 	return s.mint(ctx, caller, target, in)
 }
 
