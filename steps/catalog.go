@@ -33,7 +33,7 @@ var levels = []string{levelMust, levelShould, levelMay}
 // Capabilities a scenario can need, tagged @cap:<name>. auth-disabled to
 // replicas need an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
-	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion",
+	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion", "restli", "openapi",
 	"auth-disabled", "auth-disabled-frontend", "clock", "clock-frontend", "replicas", "ui",
 	"native-users", "sign-in", "user-management",
 }

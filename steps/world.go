@@ -86,6 +86,7 @@ type world struct {
 	hostileState              // hostile.go
 	uiState                   // ui.go
 	nativeState               // native_users.go
+	sdkState                  // sdk.go, restli.go, openapi.go
 	paged        *pagedTokens // token_requests.go
 	shots        int          // screenshots taken of failing steps
 
