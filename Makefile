@@ -122,6 +122,7 @@ FUZZ_TARGETS := \
 	./reference/jwt:FuzzTokenVerify \
 	./reference/httpapi:FuzzGraphQLRequest \
 	./reference/httpapi:FuzzProposal \
+	./reference/httpapi:FuzzOpenAPIItems \
 	./reference/graph:FuzzCheckDocument
 
 fuzz:

@@ -153,7 +153,7 @@ func (s *SearchLag) ListAspects(ctx context.Context, f Filter) ([]Aspect, int, e
 	}
 	now := s.now()
 	cut := now.Add(-s.lag) // what was made by then is indexed
-	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where})
+	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where, Not: f.Not, Contains: f.Contains})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -229,7 +229,7 @@ func (s *SearchLag) gone(ctx context.Context, f Filter, cut, now time.Time) ([]A
 			return nil, err
 		}
 		for _, a := range t.Aspects {
-			if a.Name == f.Aspect && matches(a.Value, f.Where) {
+			if a.Name == f.Aspect && matches(a.Value, f) {
 				out = append(out, Aspect{URN: urn, Name: a.Name, CreatedAt: time.UnixMilli(a.CreatedAt)})
 			}
 		}
@@ -237,27 +237,38 @@ func (s *SearchLag) gone(ctx context.Context, f Filter, cut, now time.Time) ([]A
 	return out, nil
 }
 
-// matches says whether value has, for each field of where, one of its
-// values at its top level, as the store's filter compares them (as text).
-func matches(value json.RawMessage, where map[string][]string) bool {
-	if len(where) == 0 {
-		return true
-	}
+// matches says whether value passes f's filter as the store applies it:
+// for each field of Where one of its values at the top level, for each of
+// Not none of them, for each of Contains a string holding the text in any
+// case; values compared as text.
+func matches(value json.RawMessage, f Filter) bool {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(value, &m) != nil {
 		return false
 	}
-	for field, want := range where {
+	text := func(field string) (string, bool) {
 		raw, ok := m[field]
 		if !ok || string(raw) == "null" {
-			return false
+			return "", false
 		}
-		text := string(raw)
 		var s string
 		if json.Unmarshal(raw, &s) == nil {
-			text = s
+			return s, true
 		}
-		if !slices.Contains(want, text) {
+		return string(raw), true
+	}
+	for field, want := range f.Where {
+		if t, ok := text(field); !ok || !slices.Contains(want, t) {
+			return false
+		}
+	}
+	for field, unwanted := range f.Not {
+		if t, ok := text(field); ok && slices.Contains(unwanted, t) {
+			return false
+		}
+	}
+	for field, part := range f.Contains {
+		if t, ok := text(field); !ok || !strings.Contains(strings.ToLower(t), strings.ToLower(part)) {
 			return false
 		}
 	}

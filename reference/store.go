@@ -15,12 +15,16 @@ type Aspect struct {
 	CreatedBy string
 }
 
-// Filter selects aspects of one name whose JSON value has, for each field,
-// one of the given string values at its top level.
+// Filter selects aspects of one name whose JSON value has, for each field
+// of Where, one of the given string values at its top level; for each
+// field of Not, none of them (a value without the field has none); and for
+// each field of Contains, a string holding the given text, in any case.
 type Filter struct {
 	EntityType string
 	Aspect     string
 	Where      map[string][]string
+	Not        map[string][]string
+	Contains   map[string]string
 	Start      int
 	Count      int
 	// Search marks a listing that DataHub serves from its search index,
@@ -51,6 +55,11 @@ type Store interface {
 	CreateEntity(ctx context.Context, aspects []Aspect) error
 	// UpsertAspect writes an aspect, replacing one of the same name.
 	UpsertAspect(ctx context.Context, a Aspect) error
+	// WriteAspects writes, in one transaction, every aspect of upserts
+	// (replacing one of the same name) and every aspect of keys that does
+	// not exist yet: all of them, or nothing when any fails. No two
+	// upserts name the same aspect of the same entity.
+	WriteAspects(ctx context.Context, upserts, keys []Aspect) error
 	// ReplaceAspect replaces an existing aspect; ENOTFOUND when there is none.
 	ReplaceAspect(ctx context.Context, a Aspect) error
 	// DeleteEntity removes every aspect of urn; false when there were none.

@@ -30,11 +30,12 @@ const (
 
 var levels = []string{levelMust, levelShould, levelMay}
 
-// Capabilities a scenario can need, tagged @cap:<name>. The last four need
-// an instance besides the target's two tiers (target.go).
+// Capabilities a scenario can need, tagged @cap:<name>. auth-disabled to
+// replicas need an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
-	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion",
-	"auth-disabled", "auth-disabled-frontend", "clock", "replicas", "ui",
+	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion", "restli", "openapi",
+	"auth-disabled", "auth-disabled-frontend", "clock", "clock-frontend", "replicas", "ui",
+	"native-users", "sign-in", "user-management",
 }
 
 // idShape is what a scenario id looks like: the feature's short name and
@@ -51,6 +52,8 @@ type scenarioInfo struct {
 	Level        string   `json:"level"`
 	Capabilities []string `json:"capabilities"`
 	Tags         []string `json:"tags"`
+	// Steps are its steps' texts, for the schedule (schedule.go).
+	Steps []string `json:"-"`
 }
 
 // Where names the scenario as features/x.feature:NN.
@@ -86,6 +89,9 @@ func readCatalog(fsys fs.FS, dir string) ([]scenarioInfo, error) {
 			if n := len(pk.AstNodeIds); n > 0 {
 				info.Line = lines[pk.AstNodeIds[n-1]]
 				info.Rule = rules[pk.AstNodeIds[0]]
+			}
+			for _, st := range pk.Steps {
+				info.Steps = append(info.Steps, st.Text)
 			}
 			for _, t := range pk.Tags {
 				info.Tags = append(info.Tags, t.Name)

@@ -183,6 +183,9 @@ type request struct {
 	contentType string
 	body        []byte
 	headers     map[string]string
+	// noRedirect takes the answer to the request itself, not to where it
+	// redirects (whose Set-Cookie would be lost).
+	noRedirect bool
 }
 
 // answer is what came back, with what a later step needs to judge it.
@@ -229,6 +232,9 @@ func (w *world) send(c caller, r request) *answer {
 	}
 	if r.body != nil {
 		req = req.WithBytes(r.body)
+	}
+	if r.noRedirect {
+		req = req.WithRedirectPolicy(httpexpect.DontFollowRedirects)
 	}
 	resp := req.Expect()
 	a := &answer{caller: c.name, resp: resp, header: http.Header{}}

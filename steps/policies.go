@@ -151,6 +151,19 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 		})
 	}
 	switch privilege {
+	case "MANAGE_USERS_AND_GROUPS":
+		// me says nothing of it: the probe removes a user no one made (the
+		// reference answers NOT_FOUND, DataHub true), and the grant shows
+		// once that is not refused as unauthorized.
+		nobody := &person{name: "nobody", urn: "urn:li:corpuser:" + w.unique("nobody")}
+		return w.eventually(what, func() (bool, error) {
+			a := w.removeUser(c, nobody)
+			a.noEffect = nothingToCheck
+			if err := w.rejectedAsUnauthorized(a); err == nil {
+				return false, w.fail("%s was refused as unauthorized", a.what)
+			}
+			return true, nil
+		})
 	case "EDIT_ENTITY":
 		// Reading proves nothing (every user may read, by a starting
 		// policy): the probe writes the status aspect, {"removed": false}

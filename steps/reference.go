@@ -133,7 +133,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 		return nil, err
 	}
 	noAuthGMS, noAuthFrontend := others[0].gms, others[0].front
-	laterGMS, replicaGMS := others[1].gms, others[2].gms
+	laterGMS, laterFrontend, replicaGMS := others[1].gms, others[1].front, others[2].gms
 	return &target{
 		GMS:        gms,
 		Frontend:   frontend,
@@ -144,6 +144,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 
 		NoAuthFrontend: noAuthFrontend,
 		LaterGMS:       laterGMS,
+		LaterFrontend:  laterFrontend,
 		ReplicaGMS:     replicaGMS,
 		stop:           stopAll,
 	}, nil

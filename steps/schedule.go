@@ -28,14 +28,17 @@ import (
 //        from what it holds: under load a careful instance stops trusting
 //        what it holds and reads through, and a replica that never learns
 //        of a change would pass;
-//     2. the exclusive window: the @exclusive scenarios, which change what
+//     then, in an order the seed picks:
+//     2. the exclusive window: the @exclusive scenarios that change what
 //        every user may do, together, with nothing else running; they
 //        share each switch (a boot policy set INACTIVE, an every-user
 //        policy made): the first to need it throws it, and the window
 //        puts it back once its last scenario is done and waits until that
 //        shows, before any other scenario starts;
-//     3. the rest.
-//     The seed decides whether the window comes before or after the rest.
+//     3. the @exclusive scenarios that change something else every
+//        scenario relies on (the invite token people sign up with), one at
+//        a time with nothing else running;
+//     4. the rest.
 //
 // Each scenario still makes what it needs and cleans up: run alone (go test
 // -run, CATALOGSPEC_TAGS) it does all of it itself.
@@ -44,6 +47,7 @@ import (
 const (
 	phaseAlone     = "alone"
 	phaseExclusive = "exclusive"
+	phaseSolo      = "solo"
 	phaseRest      = "rest"
 )
 
@@ -54,13 +58,24 @@ const (
 	switchOnPattern  = `^a policy grants every user ` + priv + `$`
 )
 
-// phaseOf is the phase a scenario runs in.
+var switchSteps = compileAll(switchOffPattern, switchOnPattern)
+
+// phaseOf is the phase a scenario runs in: an @exclusive scenario that
+// throws a switch runs in the window, one that changes something else for
+// every user (an invite token) alone.
 func phaseOf(s scenarioInfo) string {
 	switch {
 	case slices.Contains(s.Capabilities, "replicas"):
 		return phaseAlone
 	case slices.Contains(s.Tags, "@exclusive"):
-		return phaseExclusive
+		for _, st := range s.Steps {
+			for _, re := range switchSteps {
+				if re.MatchString(st) {
+					return phaseExclusive
+				}
+			}
+		}
+		return phaseSolo
 	}
 	return phaseRest
 }
@@ -116,17 +131,18 @@ func newScheduler(selected []scenarioInfo, slots int, seed int64) *scheduler {
 	for _, n := range names {
 		byPhase[phaseName[n]] = append(byPhase[phaseName[n]], n)
 	}
-	order := []string{phaseAlone, phaseExclusive, phaseRest}
-	if rng.Intn(2) == 1 {
-		order = []string{phaseAlone, phaseRest, phaseExclusive}
-	}
+	// The alone first, on a quiet machine; the others in an order the
+	// seed picks.
+	later := []string{phaseExclusive, phaseSolo, phaseRest}
+	rng.Shuffle(len(later), func(i, j int) { later[i], later[j] = later[j], later[i] })
+	order := append([]string{phaseAlone}, later...)
 	s := &scheduler{slots: max(slots, 1), quiet: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	for _, name := range order {
 		if len(byPhase[name]) == 0 {
 			continue
 		}
-		p := &phase{name: name, order: byPhase[name], members: map[string]bool{}, alone: name == phaseAlone}
+		p := &phase{name: name, order: byPhase[name], members: map[string]bool{}, alone: name == phaseAlone || name == phaseSolo}
 		for _, n := range p.order {
 			p.members[n] = true
 		}
@@ -143,6 +159,7 @@ func (s *scheduler) describe() string {
 		what := map[string]string{
 			phaseAlone:     "%d comparing instances, one at a time",
 			phaseExclusive: "%d @exclusive together",
+			phaseSolo:      "%d @exclusive one at a time",
 			phaseRest:      "%d others",
 		}[p.name]
 		parts = append(parts, fmt.Sprintf(what, len(p.order)))

@@ -239,6 +239,15 @@ func filterKey(f reference.Filter) string {
 			b.WriteString("\x01" + v)
 		}
 	}
+	for _, field := range slices.Sorted(maps.Keys(f.Not)) {
+		b.WriteString("\x02" + field)
+		for _, v := range f.Not[field] {
+			b.WriteString("\x01" + v)
+		}
+	}
+	for _, field := range slices.Sorted(maps.Keys(f.Contains)) {
+		b.WriteString("\x03" + field + "\x01" + f.Contains[field])
+	}
 	b.WriteString("\x00" + strconv.Itoa(f.Start) + "\x00" + strconv.Itoa(f.Count))
 	return b.String()
 }
@@ -257,6 +266,16 @@ func (c *Cache) CreateEntity(ctx context.Context, aspects []reference.Aspect) er
 func (c *Cache) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 	err := c.DB.UpsertAspect(ctx, a)
 	c.invalidate(a.URN)
+	return err
+}
+
+func (c *Cache) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
+	err := c.DB.WriteAspects(ctx, upserts, keys)
+	for _, as := range [][]reference.Aspect{upserts, keys} {
+		for _, a := range as {
+			c.invalidate(a.URN)
+		}
+	}
 	return err
 }
 
