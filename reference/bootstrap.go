@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-
-	"golang.org/x/crypto/bcrypt"
 )
 
 // Bootstrap makes the state the contract promises from the first start: the
@@ -64,7 +62,7 @@ func (s *Service) Bootstrap(ctx context.Context, rootPassword string) (generated
 		rootPassword = base64.RawURLEncoding.EncodeToString(b)
 		generated = rootPassword
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(rootPassword), bcrypt.DefaultCost)
+	hash, err := s.hashPassword(rootPassword)
 	if err != nil {
 		return "", fmt.Errorf("hash root password: %w", err)
 	}

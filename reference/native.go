@@ -10,8 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	"golang.org/x/crypto/bcrypt"
 )
 
 // Native users, as DataHub has them (NativeUserService, InviteTokenService):
@@ -83,7 +81,7 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (URN, error) {
 	if urn == RootUser || urn == SystemUser {
 		return URN{}, errUserExists
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), bcrypt.DefaultCost)
+	hash, err := s.hashPassword(in.Password)
 	if err != nil {
 		return URN{}, fmt.Errorf("hash password: %w", err)
 	}

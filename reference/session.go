@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -72,13 +71,6 @@ const resetTokenLifetime = 24 * time.Hour
 // whether the username or the password was wrong.
 var errBadCredentials = Errorf(EUNAUTHENTICATED, "Invalid credentials: the username or the password is wrong.")
 
-// noPasswordHash is compared against when a user has no password, so that
-// a sign-in takes as long whether or not the username exists.
-var noPasswordHash = sync.OnceValue(func() []byte {
-	h, _ := bcrypt.GenerateFromPassword([]byte("catalogd: no password"), bcrypt.DefaultCost)
-	return h
-})
-
 // usernameURN is the URN of the user called username, when that is a
 // username at all.
 func usernameURN(username string) (URN, bool) {
@@ -101,7 +93,7 @@ func (s *Service) SignIn(ctx context.Context, username, password string) (string
 	}
 	hash := []byte(cred.HashedPassword)
 	if len(hash) == 0 {
-		hash = noPasswordHash()
+		hash = s.noPasswordHash()
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || cred.HashedPassword == "" {
 		return "", Session{}, errBadCredentials
@@ -229,7 +221,7 @@ func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, pass
 	if s.cfg.Now().UnixMilli() > cred.PasswordResetTokenExpirationTimeMillis {
 		return refused
 	}
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	hash, err := s.hashPassword(password)
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}

@@ -113,6 +113,8 @@ Environment:
   CATALOGD_CLOCK_OFFSET               for conformance testing only: run the clock ahead (e.g. 25h)
   CATALOGD_POLICY_REFRESH             for conformance testing only: apply policy changes at a refresh
                                       every this long, as DataHub does (its default: 120s)
+  CATALOGD_PASSWORD_COST              for conformance testing only: the bcrypt cost of stored passwords
+                                      (4 to 31; default 10)
   CATALOGD_SEARCH_LAG                 for conformance testing only: token, policy and user lists show
                                       a change this long after it is made, as DataHub's search index
                                       does (its default: up to 4s)`

@@ -2,8 +2,11 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 )
 
 // lag is the lagging mode, for conformance testing only, as the clock offset
@@ -57,3 +60,19 @@ func lagFrom(getenv func(string) string) (lag, error) {
 }
 
 func (l lag) on() bool { return l.policyRefresh > 0 || l.search > 0 }
+
+// passwordCost reads CATALOGD_PASSWORD_COST, the bcrypt cost of the
+// passwords catalogd stores: for conformance testing only, where a run
+// sets and checks some 200 passwords (the harness starts the reference at
+// bcrypt's least cost). Unset: bcrypt's default (0 here).
+func passwordCost(getenv func(string) string) (int, error) {
+	v := strings.TrimSpace(getenv("CATALOGD_PASSWORD_COST"))
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < bcrypt.MinCost || n > bcrypt.MaxCost {
+		return 0, fmt.Errorf("CATALOGD_PASSWORD_COST must be a bcrypt cost from %d to %d (default %d), not %q", bcrypt.MinCost, bcrypt.MaxCost, bcrypt.DefaultCost, v)
+	}
+	return n, nil
+}

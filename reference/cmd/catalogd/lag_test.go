@@ -23,3 +23,25 @@ func TestLagFrom(t *testing.T) {
 		}
 	}
 }
+
+func TestPasswordCost(t *testing.T) {
+	env := func(v string) func(string) string {
+		return func(k string) string {
+			if k == "CATALOGD_PASSWORD_COST" {
+				return v
+			}
+			return ""
+		}
+	}
+	if n, err := passwordCost(env("")); n != 0 || err != nil {
+		t.Errorf("unset: %d, %v; want 0 (bcrypt's default)", n, err)
+	}
+	if n, err := passwordCost(env(" 4 ")); n != 4 || err != nil {
+		t.Errorf("4: %d, %v", n, err)
+	}
+	for _, bad := range []string{"3", "32", "ten"} {
+		if _, err := passwordCost(env(bad)); err == nil || !strings.Contains(err.Error(), "CATALOGD_PASSWORD_COST") {
+			t.Errorf("%q: %v, want an error naming the variable", bad, err)
+		}
+	}
+}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/jwt"
 	"github.com/catalogspec/catalogspec/reference/pgprovider"
@@ -210,6 +212,13 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		b.cache = postgres.NewCache(b.db, b.provided.URL, logger)
 		store = b.cache
 	}
+	cost, err := passwordCost(getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cost != 0 && cost < bcrypt.DefaultCost {
+		logger.Warn("passwords are hashed at less than bcrypt's default cost: for conformance testing only", "CATALOGD_PASSWORD_COST", cost)
+	}
 	if b.lag.on() {
 		logger.Warn("this instance lags as DataHub does: for conformance testing only",
 			"CATALOGD_POLICY_REFRESH", b.lag.policyRefresh.String(), "CATALOGD_SEARCH_LAG", b.lag.search.String())
@@ -219,7 +228,7 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		searchLag = reference.NewSearchLag(store, b.lag.search, now)
 		store = searchLag
 	}
-	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, PolicyRefresh: b.lag.policyRefresh, RefuseNoExpiry: !allowNoExpiry})
+	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, PolicyRefresh: b.lag.policyRefresh, RefuseNoExpiry: !allowNoExpiry, PasswordCost: cost})
 	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
 	if err != nil {
 		return nil, nil, err
