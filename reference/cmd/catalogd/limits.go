@@ -21,7 +21,7 @@ type limits struct {
 	readTimeout    time.Duration // CATALOGD_READ_TIMEOUT: reading one request, body included
 	idleTimeout    time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
 	maxHeaderBytes int           // CATALOGD_MAX_HEADER_BYTES
-	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,ERRORS}
+	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,SPREADS,FRAGMENTS,ERRORS}
 	cache          bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
 	sessionTTL     time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
 }
@@ -71,6 +71,8 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_GRAPHQL_MAX_FIELDS", &l.graphql.Fields},
 		{"CATALOGD_GRAPHQL_MAX_DEPTH", &l.graphql.Depth},
 		{"CATALOGD_GRAPHQL_MAX_SAME_NAME", &l.graphql.SameName},
+		{"CATALOGD_GRAPHQL_MAX_SPREADS", &l.graphql.Spreads},
+		{"CATALOGD_GRAPHQL_MAX_FRAGMENTS", &l.graphql.Fragments},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
 	}
 	if v := strings.TrimSpace(getenv("CATALOGD_CACHE")); v != "" {
