@@ -21,7 +21,10 @@ type Config struct {
 	// SessionLifetime is how long a browser session lasts (0 means
 	// DefaultSessionLifetime).
 	SessionLifetime time.Duration
-	Logger          *slog.Logger // nil means slog.Default()
+	// MaxTokensPerUser bounds the unexpired tokens one user may own (0
+	// means DefaultMaxTokensPerUser); see CreateAccessToken.
+	MaxTokensPerUser int
+	Logger           *slog.Logger // nil means slog.Default()
 }
 
 // Service applies the contract's rules on top of a Store. Transports call it

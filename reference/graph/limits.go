@@ -38,6 +38,11 @@ type Limits struct {
 	Fragments int
 	// Errors bounds how many errors one response reports.
 	Errors int
+	// Cost bounds the values an answer could hold, each field inside a
+	// page counted once per item the page may return (budget.go).
+	Cost int
+	// ResponseBytes bounds the bytes of a query's answer (budget.go).
+	ResponseBytes int
 	// NoIntrospection turns the schema's introspection (__schema, __type)
 	// off, for operators who would rather not publish it.
 	NoIntrospection bool
@@ -48,7 +53,7 @@ type Limits struct {
 // 13 levels and selects under 200 fields), no lower than DataHub's own (a
 // depth of 50, GRAPHQL_QUERY_DEPTH_LIMIT), and far below what costs a
 // noticeable amount of time or memory to refuse.
-var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 50, SameName: 100, Spreads: 100, Fragments: 250, Errors: 50}
+var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 50, SameName: 100, Spreads: 100, Fragments: 250, Errors: 50, Cost: DefaultMaxCost, ResponseBytes: DefaultMaxResponseBytes}
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
@@ -72,6 +77,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Errors > 0 {
 		d.Errors = l.Errors
+	}
+	if l.Cost > 0 {
+		d.Cost = l.Cost
+	}
+	if l.ResponseBytes > 0 {
+		d.ResponseBytes = l.ResponseBytes
 	}
 	d.NoIntrospection = l.NoIntrospection
 	return d

@@ -102,7 +102,12 @@ Environment:
   CATALOGD_GRAPHQL_MAX_FIELDS         fields after fragment expansion (default 5000)
   CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 50, as DataHub)
   CATALOGD_GRAPHQL_MAX_SAME_NAME      one response name in one selection set (default 100)
+  CATALOGD_GRAPHQL_MAX_SPREADS        fragment spreads in one selection set (default 100)
+  CATALOGD_GRAPHQL_MAX_FRAGMENTS      fragments of one document (default 250)
+  CATALOGD_GRAPHQL_MAX_COST           values an answer could hold, pages counted per item (default 25000)
+  CATALOGD_GRAPHQL_MAX_RESPONSE_BYTES bytes of one query's answer (default 8388608)
   CATALOGD_GRAPHQL_MAX_ERRORS         errors in one response (default 50)
+  CATALOGD_MAX_TOKENS_PER_USER        unexpired tokens one user without MANAGE_ACCESS_TOKENS owns (default 1000)
   CATALOGD_GRAPHQL_INTROSPECTION      false turns __schema and __type off (default true)
   GOGC                                the Go collector's target (default 400 for serve: the live heap is small)
   CATALOGD_CACHE                      false reads users, tokens and policies from PostgreSQL on

@@ -21,9 +21,10 @@ type limits struct {
 	readTimeout    time.Duration // CATALOGD_READ_TIMEOUT: reading one request, body included
 	idleTimeout    time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
 	maxHeaderBytes int           // CATALOGD_MAX_HEADER_BYTES
-	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,SPREADS,FRAGMENTS,ERRORS}
+	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,SPREADS,FRAGMENTS,ERRORS,COST,RESPONSE_BYTES}
 	cache          bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
 	sessionTTL     time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
+	tokensPerUser  int           // CATALOGD_MAX_TOKENS_PER_USER: unexpired tokens one user may own
 }
 
 // readHeaderTimeout bounds the request line and headers: no client needs
@@ -40,6 +41,7 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		graphql:        graph.DefaultLimits,
 		cache:          true,
 		sessionTTL:     reference.DefaultSessionLifetime,
+		tokensPerUser:  reference.DefaultMaxTokensPerUser,
 	}
 	durations := []struct {
 		name string
@@ -73,6 +75,9 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_GRAPHQL_MAX_SAME_NAME", &l.graphql.SameName},
 		{"CATALOGD_GRAPHQL_MAX_SPREADS", &l.graphql.Spreads},
 		{"CATALOGD_GRAPHQL_MAX_FRAGMENTS", &l.graphql.Fragments},
+		{"CATALOGD_GRAPHQL_MAX_COST", &l.graphql.Cost},
+		{"CATALOGD_GRAPHQL_MAX_RESPONSE_BYTES", &l.graphql.ResponseBytes},
+		{"CATALOGD_MAX_TOKENS_PER_USER", &l.tokensPerUser},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
 	}
 	if v := strings.TrimSpace(getenv("CATALOGD_CACHE")); v != "" {
