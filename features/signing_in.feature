@@ -67,3 +67,32 @@ Feature: Signing in to the frontend
     Given Ann is signed in to the frontend in a browser
     When the administrator suspends Ann
     Then Ann's browser is refused on the GraphQL endpoint
+
+  @id:signin-08 @should @core
+  Scenario Outline: Signing in from a link never sends the browser to another site, <how>
+    Given Ann has a password
+    When Ann signs in from a sign-in link that leads to another site, <how>
+    Then the sign-in sends the browser to a page of the frontend
+
+    Examples:
+      | how                                       |
+      | named with its scheme                     |
+      | named without its scheme                  |
+      | named after a backslash                   |
+      | named after a dot segment and a backslash |
+      | named after a tab                         |
+
+  @id:signin-09 @should @core
+  Scenario Outline: A signed-in browser that follows a sign-in link stays on the site, <how>
+    Given Ann is signed in to the frontend in a browser
+    When Ann's browser follows a sign-in link that leads to another site, <how>
+    Then every request the page made went to the service's own origin
+    And the page shows that Ann is signed in
+
+    Examples:
+      | how                                       |
+      | named with its scheme                     |
+      | named without its scheme                  |
+      | named after a backslash                   |
+      | named after a dot segment and a backslash |
+      | named after a tab                         |

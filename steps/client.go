@@ -183,6 +183,10 @@ type request struct {
 	contentType string
 	body        []byte
 	headers     map[string]string
+	// host, when set, is the Host header sent in place of the URL's.
+	host string
+	// noRedirect answers a redirect itself instead of following it.
+	noRedirect bool
 }
 
 // answer is what came back, with what a later step needs to judge it.
@@ -214,6 +218,12 @@ func (w *world) send(c caller, r request) *answer {
 		// The request was made against the base URL: send the Host of the
 		// URL it goes to.
 		req = req.WithHost(u.Host)
+	}
+	if r.host != "" {
+		req = req.WithHost(r.host)
+	}
+	if r.noRedirect {
+		req = req.WithRedirectPolicy(httpexpect.DontFollowRedirects)
 	}
 	if h := c.authorization(); h != "" {
 		req = req.WithHeader("Authorization", h)

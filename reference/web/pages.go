@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"time"
 
@@ -90,15 +91,37 @@ var durations = []duration{
 const defaultDuration = reference.DurationOneMonth
 
 // safeNext is where to go after signing in: a path on this site, else the
-// tokens page.
+// tokens page. It is judged as it will finally be sent, in the Location
+// header, and as a browser reads that header: a browser drops tabs and
+// newlines from a URL and reads a backslash as a slash, so `/\host` or
+// `/./\host` (which path cleaning turns into the former) is another
+// site. Nothing with a control character, a space or a backslash is kept;
+// the path is cleaned here, so that what is judged is what is sent.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/settings/tokens"
+	const home = "/settings/tokens"
+	if next == "" || strings.ContainsFunc(next, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) {
+		return home
 	}
-	if u, err := url.Parse(next); err != nil || u.Host != "" || u.Scheme != "" {
-		return "/settings/tokens"
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
+		return home
 	}
-	return next
+	clean := path.Clean(u.Path)
+	if strings.HasSuffix(u.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	loc := (&url.URL{Path: clean, RawQuery: u.RawQuery}).String()
+	if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
+		return home
+	}
+	return loc
+}
+
+// redirectTo sends the browser to loc, a location safeNext gave, exactly
+// as it is (http.Redirect would clean it again).
+func redirectTo(w http.ResponseWriter, loc string) {
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -109,7 +132,7 @@ func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
 	}
 	next := safeNext(r.URL.Query().Get("next"))
 	if s != nil {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+		redirectTo(w, next)
 		return
 	}
 	p.render(w, r, http.StatusOK, "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next})
@@ -134,7 +157,7 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p.setSession(w, r, raw, sess.ExpiresAt)
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	redirectTo(w, next)
 }
 
 func (p *Pages) setSession(w http.ResponseWriter, r *http.Request, raw string, expires time.Time) {

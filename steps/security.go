@@ -1,0 +1,179 @@
+package steps
+
+import (
+	"context"
+	"fmt"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The steps of issue 22's rules: where signing in may lead, sign-in
+// throttling, sessions that end at a password reset, and the Host a
+// request names.
+
+func registerSecuritySteps(s stepRegistrar) {
+	s.Step(`^`+who+` signs in from a sign-in link that leads to another site, (.+)$`, signsInFromLink)
+	s.Step(`^the sign-in sends the browser to a page of the frontend$`, signInStaysHome)
+	s.Step(`^`+who+`'s browser follows a sign-in link that leads to another site, (.+)$`, followsSignInLink)
+}
+
+// elsewhere is where a sign-in link may try to send the browser after
+// signing in, each written as browsers read it: another origin on a
+// loopback address where nothing answers (on a port browsers do not
+// refuse), so that no name is looked up and nothing leaves the machine.
+var elsewhere = map[string]string{
+	"named with its scheme":                     "http://127.0.0.2:8/",
+	"named without its scheme":                  "//127.0.0.2:8/",
+	"named after a backslash":                   `/\127.0.0.2:8/`,
+	"named after a dot segment and a backslash": `/./\127.0.0.2:8/`,
+	"named after a tab":                         "/\t/127.0.0.2:8/",
+}
+
+func (w *world) signInLink(how string) (string, error) {
+	next, ok := elsewhere[how]
+	if !ok {
+		return "", w.fail("no sign-in link leads to another site %q", how)
+	}
+	return w.frontend() + "/login?next=" + url.QueryEscape(next), nil
+}
+
+var (
+	formCSRF = regexp.MustCompile(`name="csrf_token" value="([^"]*)"`)
+	formNext = regexp.MustCompile(`name="next" value="([^"]*)"`)
+)
+
+// signInThroughForm signs username in as a browser does through the page
+// at link: it opens the page, keeps its cookie, and sends the form as the
+// page holds it. The answer is not followed: the next step judges it.
+func (w *world) signInThroughForm(who, link, username, password string) *answer {
+	page := w.send(caller{name: who, frontend: w.frontend()}, request{method: http.MethodGet, url: link})
+	page.what = who + " opening the sign-in page"
+	csrf, next := formCSRF.FindSubmatch(page.body), formNext.FindSubmatch(page.body)
+	if page.status != http.StatusOK || csrf == nil {
+		w.addFailure(fmt.Sprintf("%s answered status %d with no sign-in form holding a CSRF token", page.what, page.status))
+		return page
+	}
+	var cookies []string
+	for _, c := range (&http.Response{Header: page.header}).Cookies() {
+		w.secret(c.Value)
+		cookies = append(cookies, c.Name+"="+c.Value)
+	}
+	form := url.Values{"csrf_token": {html.UnescapeString(string(csrf[1]))}, "username": {username}, "password": {password}}
+	if next != nil {
+		form.Set("next", html.UnescapeString(string(next[1])))
+	}
+	a := w.send(caller{name: who, frontend: w.frontend()}, request{
+		method: http.MethodPost, url: w.frontend() + "/login", contentType: "application/x-www-form-urlencoded",
+		body: []byte(form.Encode()), headers: map[string]string{"Cookie": strings.Join(cookies, "; ")}, noRedirect: true,
+	})
+	a.what = who + " signing in through the sign-in form"
+	for _, c := range (&http.Response{Header: a.header}).Cookies() {
+		w.secret(c.Value)
+	}
+	return a
+}
+
+// signsInFromLink signs name in through the sign-in page opened from a
+// link whose next parameter names another site.
+func signsInFromLink(ctx context.Context, name, how string) error {
+	w := theWorld(ctx)
+	link, err := w.signInLink(how)
+	if err != nil {
+		return err
+	}
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	w.last = w.signInThroughForm(name, link, p.username, p.password)
+	return w.checkpoint()
+}
+
+// signInStaysHome checks that the sign-in answered with a redirect to a
+// page of the frontend, its Location read as a browser reads it, and a
+// session.
+func signInStaysHome(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status < 300 || a.status > 399 {
+		return w.fail("%s answered status %d, expected a redirect", a.what, a.status)
+	}
+	home, err := url.Parse(w.frontend())
+	if err != nil {
+		return err
+	}
+	loc := a.header.Get("Location")
+	to, err := browserResolve(home, loc)
+	if err != nil {
+		return w.fail("%s answered Location %q, which a browser cannot follow: %v", a.what, loc, err)
+	}
+	if to.Scheme != home.Scheme || to.Host != home.Host {
+		return w.fail("%s answered Location %q, which a browser follows to %s, another site", a.what, loc, to.Redacted())
+	}
+	for _, c := range (&http.Response{Header: a.header}).Cookies() {
+		if c.Value != "" && c.MaxAge >= 0 {
+			return nil
+		}
+	}
+	return w.fail("%s set no cookie: no one was signed in", a.what)
+}
+
+// browserResolve resolves a Location against base as a browser's URL
+// parser does for http(s) (WHATWG URL Standard, basic URL parser): leading
+// and trailing C0 controls and spaces are dropped, tabs and newlines
+// anywhere are removed, and a backslash is a slash.
+func browserResolve(base *url.URL, loc string) (*url.URL, error) {
+	s := strings.TrimFunc(loc, func(r rune) bool { return r <= 0x20 })
+	s = strings.NewReplacer("\t", "", "\n", "", "\r", "", `\`, "/").Replace(s)
+	ref, err := url.Parse(s)
+	if err != nil {
+		// Go refuses what a browser keeps as it is (a stray %, say); a path
+		// on the same site is all that matters here.
+		if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
+			return base.ResolveReference(&url.URL{Path: "/"}), nil
+		}
+		return nil, err
+	}
+	return base.ResolveReference(ref), nil
+}
+
+// followsSignInLink has name's browser, signed in already, open a sign-in
+// link whose next parameter names another site.
+func followsSignInLink(ctx context.Context, name, how string) error {
+	w := theWorld(ctx)
+	link, err := w.signInLink(how)
+	if err != nil {
+		return err
+	}
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	home, err := url.Parse(w.frontend())
+	if err != nil {
+		return err
+	}
+	// Where the link leads is for the next steps to judge: the page either
+	// loads a document, or (another site being unreachable) shows none,
+	// having asked for it.
+	before, asked := b.loadCount(), len(b.seen())
+	go func() { _ = b.navigate(link) }()
+	for deadline := time.Now().Add(uiTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b.loadCount() > before {
+			return nil
+		}
+		for _, r := range b.seen()[asked:] {
+			if u, err := url.Parse(r); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != home.Host {
+				return nil
+			}
+		}
+	}
+	return w.uiFail(b, "opening %s led to no page within %s", link, uiTimeout)
+}
