@@ -2,6 +2,7 @@ package steps
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"net/http"
@@ -19,6 +20,8 @@ func registerSecuritySteps(s stepRegistrar) {
 	s.Step(`^`+who+` signs in from a sign-in link that leads to another site, (.+)$`, signsInFromLink)
 	s.Step(`^the sign-in sends the browser to a page of the frontend$`, signInStaysHome)
 	s.Step(`^`+who+`'s browser follows a sign-in link that leads to another site, (.+)$`, followsSignInLink)
+	s.Step(`^(the administrator|someone without a token) creates a tag through the (metadata service|frontend) in a request that names another host$`, createsTagNamingAnotherHost)
+	s.Step(`^the request is refused as sent to a host the service does not answer to$`, refusedAsMisdirected)
 }
 
 // elsewhere is where a sign-in link may try to send the browser after
@@ -176,4 +179,46 @@ func followsSignInLink(ctx context.Context, name, how string) error {
 		}
 	}
 	return w.uiFail(b, "opening %s led to no page within %s", link, uiTimeout)
+}
+
+// createsTagNamingAnotherHost sends a tag creation to the tier's address
+// with a Host header naming another site, as a page of that site sends it
+// once its name resolves to the service.
+func createsTagNamingAnotherHost(ctx context.Context, who, tier string) error {
+	w := theWorld(ctx)
+	c := w.admin()
+	if who == "someone without a token" {
+		c = w.anonymous()
+	}
+	endpoint := c.gms + "/api/graphql"
+	if tier == "frontend" {
+		endpoint = c.frontend + "/api/graphql"
+	}
+	t := w.newTag()
+	w.tag = t
+	body, _ := json.Marshal(graphQLRequest{Query: w.suite.docs.createTag, Variables: map[string]any{"input": map[string]any{"id": t.id, "name": t.name}}})
+	host := w.unique("rebound") + ".example"
+	if u, err := url.Parse(endpoint); err == nil && u.Port() != "" {
+		host += ":" + u.Port()
+	}
+	a := w.send(c, request{method: http.MethodPost, url: endpoint, contentType: "application/json", body: body, host: host})
+	a.what = fmt.Sprintf("%s creating the tag %s through the %s, naming the host %s", c.name, t.urn, tier, host)
+	a.noEffect = func() error { return w.tagAbsent(t) }
+	w.undoTag(t)
+	w.last = a
+	return w.checkpoint()
+}
+
+// refusedAsMisdirected: the answer is 421 (Misdirected Request) or 400,
+// and the attempt changed nothing.
+func refusedAsMisdirected(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusMisdirectedRequest && a.status != http.StatusBadRequest {
+		return w.fail("%s answered status %d, expected 421 or 400", a.what, a.status)
+	}
+	return a.noEffect()
 }

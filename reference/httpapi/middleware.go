@@ -44,6 +44,9 @@ func (s *Server) common(next http.Handler) http.Handler {
 			}
 			s.logger.Log(r.Context(), s.accessLevel, "request", attrs...)
 		}()
+		if s.checkHost(rec, r) {
+			return
+		}
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
 		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), accessKey{}, acc), s.requestTimeout)
 		defer cancel()

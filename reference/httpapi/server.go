@@ -25,6 +25,8 @@ type Server struct {
 	accessLevel slog.Level
 	// pages are the browser pages; nil serves none.
 	pages Pages
+	// hosts are the names the service answers to (hosts.go).
+	hosts hosts
 }
 
 // Pages are the browser pages (reference/web): sign-in and the settings

@@ -97,6 +97,9 @@ Environment:
   CATALOGD_READ_TIMEOUT               reading one request (default 30s)
   CATALOGD_IDLE_TIMEOUT               an idle kept-alive connection (default 120s)
   CATALOGD_SESSION_TTL                a browser session, from sign-in (default 24h)
+  CATALOGD_ALLOWED_HOSTS              names the service answers to in the Host header besides its
+                                      addresses, localhost and this machine's name: comma-separated,
+                                      .example.com for a domain and its names, * for any (default none)
   CATALOGD_MAX_HEADER_BYTES           request headers (default 65536)
   CATALOGD_GRAPHQL_MAX_TOKENS         tokens of a GraphQL document (default 15000)
   CATALOGD_GRAPHQL_MAX_FIELDS         fields after fragment expansion (default 5000)

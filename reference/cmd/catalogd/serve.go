@@ -10,7 +10,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/catalogspec/catalogspec/reference/graph"
@@ -72,6 +74,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
 	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger, lim.graphql), b.db.Ping, version, logger)
 	api.SetRequestTimeout(lim.requestTimeout)
+	api.SetAllowedHosts(allowedHosts(getenv, gmsAddr, frontendAddr))
 	csrfKey, err := b.db.Secret(ctx, "csrf_key", nil)
 	if err != nil {
 		return err
@@ -114,4 +117,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	logger.Info("catalogd stopped")
 	return nil
+}
+
+// allowedHosts are the names serve answers to besides its addresses and
+// localhost: CATALOGD_ALLOWED_HOSTS (comma-separated; ".example.com" for a
+// domain and the names under it, "*" for any), the names in --gms-addr and
+// --frontend-addr, and this machine's host name (no other site can make
+// its own name resolve to this machine's).
+func allowedHosts(getenv func(string) string, addrs ...string) []string {
+	names := strings.Split(getenv("CATALOGD_ALLOWED_HOSTS"), ",")
+	for _, a := range addrs {
+		if host, _, err := net.SplitHostPort(a); err == nil && host != "" {
+			names = append(names, host)
+		}
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		names = append(names, h)
+	}
+	return names
 }
