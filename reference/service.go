@@ -24,6 +24,9 @@ type Config struct {
 	// MaxTokensPerUser bounds the unexpired tokens one user may own (0
 	// means DefaultMaxTokensPerUser); see CreateAccessToken.
 	MaxTokensPerUser int
+	// MaxSessionsPerUser bounds the sessions one user holds at once (0
+	// means DefaultMaxSessionsPerUser); see SignIn.
+	MaxSessionsPerUser int
 	Logger           *slog.Logger // nil means slog.Default()
 }
 

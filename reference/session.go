@@ -50,7 +50,14 @@ type SessionStore interface {
 	// DeleteSession removes the session with id, if there is one, and every
 	// expired session.
 	DeleteSession(ctx context.Context, id string) error
+	// EndSessions removes the sessions of the user actorURN but the keep
+	// newest (all of them when keep is 0).
+	EndSessions(ctx context.Context, actorURN string, keep int) error
 }
+
+// DefaultMaxSessionsPerUser is how many sessions one user may hold at once
+// unless the Config says otherwise; signing in once more ends the oldest.
+const DefaultMaxSessionsPerUser = 100
 
 // Passwords are bcrypt hashes; bcrypt reads at most 72 bytes, so a longer
 // password is refused rather than cut.
@@ -126,6 +133,13 @@ func (s *Service) SignIn(ctx context.Context, username, password string) (string
 	// The record's dates are whole milliseconds, as the store keeps them.
 	sess := Session{ID: TokenID(raw, s.cfg.Salt), ActorURN: urn.String(), CreatedAt: now.Truncate(time.Millisecond), ExpiresAt: now.Add(lifetime).Truncate(time.Millisecond)}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
+		return "", Session{}, err
+	}
+	keep := s.cfg.MaxSessionsPerUser
+	if keep <= 0 {
+		keep = DefaultMaxSessionsPerUser
+	}
+	if err := s.store.EndSessions(ctx, sess.ActorURN, keep); err != nil {
 		return "", Session{}, err
 	}
 	return raw, sess, nil
@@ -204,7 +218,8 @@ func (s *Service) CreateNativeUserResetToken(ctx context.Context, rawURN string)
 // ResetNativeUserCredentials sets the password of username with a reset
 // token from CreateNativeUserResetToken, as DataHub's frontend
 // /resetNativeUserCredentials. The token works once. A wrong, used or
-// expired token, or no such user, is EBADREQUEST with one message.
+// expired token, or no such user, is EBADREQUEST with one message. Every
+// session of the user ends; the user's personal access tokens stay.
 func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, password, resetToken string) error {
 	if password == "" {
 		return Errorf(EBADREQUEST, "Password must not be empty.")
@@ -231,7 +246,17 @@ func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, pass
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	return s.writeCredentials(ctx, Actor{URN: urn}, urn, credentials{HashedPassword: string(hash)})
+	// A new password ends every session the old one opened: before the
+	// password changes, and again after, for a sign-in with the old one
+	// that came in between. Personal access tokens stay: each is a
+	// credential of its own, listed and revoked one by one.
+	if err := s.store.EndSessions(ctx, urn.String(), 0); err != nil {
+		return err
+	}
+	if err := s.writeCredentials(ctx, Actor{URN: urn}, urn, credentials{HashedPassword: string(hash)}); err != nil {
+		return err
+	}
+	return s.store.EndSessions(ctx, urn.String(), 0)
 }
 
 func resetTokenHash(token string) string {

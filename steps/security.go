@@ -16,12 +16,21 @@ import (
 // throttling, sessions that end at a password reset, and the Host a
 // request names.
 
+// securityState is what these steps keep between them.
+type securityState struct {
+	// earlier is the session a person held before setting a new password.
+	earlier []*http.Cookie
+}
+
 func registerSecuritySteps(s stepRegistrar) {
 	s.Step(`^`+who+` signs in from a sign-in link that leads to another site, (.+)$`, signsInFromLink)
 	s.Step(`^the sign-in sends the browser to a page of the frontend$`, signInStaysHome)
 	s.Step(`^`+who+`'s browser follows a sign-in link that leads to another site, (.+)$`, followsSignInLink)
 	s.Step(`^(the administrator|someone without a token) creates a tag through the (metadata service|frontend) in a request that names another host$`, createsTagNamingAnotherHost)
 	s.Step(`^the request is refused as sent to a host the service does not answer to$`, refusedAsMisdirected)
+	s.Step(`^`+who+` sets a new password with a new reset token$`, setsNewPassword)
+	s.Step(`^the session `+who+` held before is refused on the GraphQL endpoint$`, earlierSessionRefused)
+	s.Step(`^the session the new password opened is answered as `+who+`$`, newSessionAnswered)
 }
 
 // elsewhere is where a sign-in link may try to send the browser after
@@ -221,4 +230,63 @@ func refusedAsMisdirected(ctx context.Context) error {
 		return w.fail("%s answered status %d, expected 421 or 400", a.what, a.status)
 	}
 	return a.noEffect()
+}
+
+// sessionCaller sends requests to the frontend with cookies, as a browser
+// holding them does.
+func (w *world) sessionCaller(name string, cookies []*http.Cookie) caller {
+	pairs := make([]string, 0, len(cookies))
+	for _, c := range cookies {
+		pairs = append(pairs, c.Name+"="+c.Value)
+	}
+	return caller{name: name, gms: w.suite.target.GMS, frontend: w.suite.target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
+}
+
+// setsNewPassword has the administrator make a reset token for name, who
+// sets a new password with it. The session the first password opened is
+// checked to work first, and kept; the one the new password opens too.
+func setsNewPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	if len(p.session) == 0 {
+		return w.fail("setting %s's first password opened no session", name)
+	}
+	before := w.sessionCaller(name+"'s earlier session", p.session)
+	if err := w.answerNames(w.askWhoAmI(before, w.suite.target.Frontend+"/api/graphql"), p.urn); err != nil {
+		return err
+	}
+	w.earlier = p.session
+	admin := w.admin()
+	a := w.graphql(admin, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
+	a.what = fmt.Sprintf("%s making a new password reset token for %s", admin.name, name)
+	password, cookies, err := w.setPasswordWithResetToken(a, p, admin.frontend)
+	if err != nil {
+		return err
+	}
+	p.password, p.session = password, cookies
+	return nil
+}
+
+func earlierSessionRefused(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	if len(w.earlier) == 0 {
+		return w.fail("no earlier session of %s was kept", name)
+	}
+	a := w.askWhoAmI(w.sessionCaller(name+"'s earlier session", w.earlier), w.suite.target.Frontend+"/api/graphql")
+	if a.status != http.StatusUnauthorized {
+		return w.fail("%s answered status %d, expected 401: the session outlived the password that opened it", a.what, a.status)
+	}
+	return nil
+}
+
+func newSessionAnswered(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if len(p.session) == 0 {
+		return w.fail("setting %s's new password opened no session", name)
+	}
+	return w.answerNames(w.askWhoAmI(w.sessionCaller(name+"'s new session", p.session), w.suite.target.Frontend+"/api/graphql"), p.urn)
 }

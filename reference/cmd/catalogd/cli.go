@@ -97,6 +97,7 @@ Environment:
   CATALOGD_READ_TIMEOUT               reading one request (default 30s)
   CATALOGD_IDLE_TIMEOUT               an idle kept-alive connection (default 120s)
   CATALOGD_SESSION_TTL                a browser session, from sign-in (default 24h)
+  CATALOGD_MAX_SESSIONS_PER_USER      sessions one user holds; signing in ends the oldest past it (default 100)
   CATALOGD_ALLOWED_HOSTS              names the service answers to in the Host header besides its
                                       addresses, localhost and this machine's name: comma-separated,
                                       .example.com for a domain and its names, * for any (default none)

@@ -16,15 +16,16 @@ import (
 // each from an environment variable, with a default no real client
 // reaches. README lists them.
 type limits struct {
-	dbTimeout      time.Duration // CATALOGD_DB_TIMEOUT: one call to the database
-	requestTimeout time.Duration // CATALOGD_REQUEST_TIMEOUT: one request, end to end
-	readTimeout    time.Duration // CATALOGD_READ_TIMEOUT: reading one request, body included
-	idleTimeout    time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
-	maxHeaderBytes int           // CATALOGD_MAX_HEADER_BYTES
-	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,SPREADS,FRAGMENTS,ERRORS,COST,RESPONSE_BYTES}
-	cache          bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
-	sessionTTL     time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
-	tokensPerUser  int           // CATALOGD_MAX_TOKENS_PER_USER: unexpired tokens one user may own
+	dbTimeout       time.Duration // CATALOGD_DB_TIMEOUT: one call to the database
+	requestTimeout  time.Duration // CATALOGD_REQUEST_TIMEOUT: one request, end to end
+	readTimeout     time.Duration // CATALOGD_READ_TIMEOUT: reading one request, body included
+	idleTimeout     time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
+	maxHeaderBytes  int           // CATALOGD_MAX_HEADER_BYTES
+	graphql         graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,SPREADS,FRAGMENTS,ERRORS,COST,RESPONSE_BYTES}
+	cache           bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
+	sessionTTL      time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
+	tokensPerUser   int           // CATALOGD_MAX_TOKENS_PER_USER: unexpired tokens one user may own
+	sessionsPerUser int           // CATALOGD_MAX_SESSIONS_PER_USER: sessions one user holds at once
 }
 
 // readHeaderTimeout bounds the request line and headers: no client needs
@@ -33,15 +34,16 @@ const readHeaderTimeout = 10 * time.Second
 
 func limitsFrom(getenv func(string) string) (limits, error) {
 	l := limits{
-		dbTimeout:      postgres.DefaultQueryTimeout,
-		requestTimeout: 30 * time.Second,
-		readTimeout:    30 * time.Second,
-		idleTimeout:    120 * time.Second,
-		maxHeaderBytes: 64 << 10,
-		graphql:        graph.DefaultLimits,
-		cache:          true,
-		sessionTTL:     reference.DefaultSessionLifetime,
-		tokensPerUser:  reference.DefaultMaxTokensPerUser,
+		dbTimeout:       postgres.DefaultQueryTimeout,
+		requestTimeout:  30 * time.Second,
+		readTimeout:     30 * time.Second,
+		idleTimeout:     120 * time.Second,
+		maxHeaderBytes:  64 << 10,
+		graphql:         graph.DefaultLimits,
+		cache:           true,
+		sessionTTL:      reference.DefaultSessionLifetime,
+		tokensPerUser:   reference.DefaultMaxTokensPerUser,
+		sessionsPerUser: reference.DefaultMaxSessionsPerUser,
 	}
 	durations := []struct {
 		name string
@@ -78,6 +80,7 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_GRAPHQL_MAX_COST", &l.graphql.Cost},
 		{"CATALOGD_GRAPHQL_MAX_RESPONSE_BYTES", &l.graphql.ResponseBytes},
 		{"CATALOGD_MAX_TOKENS_PER_USER", &l.tokensPerUser},
+		{"CATALOGD_MAX_SESSIONS_PER_USER", &l.sessionsPerUser},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
 	}
 	if v := strings.TrimSpace(getenv("CATALOGD_CACHE")); v != "" {
