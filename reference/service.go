@@ -27,7 +27,9 @@ type Config struct {
 	// MaxSessionsPerUser bounds the sessions one user holds at once (0
 	// means DefaultMaxSessionsPerUser); see SignIn.
 	MaxSessionsPerUser int
-	Logger           *slog.Logger // nil means slog.Default()
+	// SignInThrottle is how failed sign-ins are throttled (throttle.go).
+	SignInThrottle ThrottleConfig
+	Logger         *slog.Logger // nil means slog.Default()
 }
 
 // Service applies the contract's rules on top of a Store. Transports call it
@@ -46,6 +48,8 @@ type Service struct {
 	// the policies while the store's version of their type holds.
 	users  memo[userRecord]
 	tokens memo[AccessTokenInfo]
+	// throttle counts failed sign-ins (throttle.go).
+	throttle *signInThrottle
 }
 
 // userRecord is a user as read, or that there is none.
@@ -114,7 +118,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	return &Service{store: store, cfg: cfg}
+	return &Service{store: store, cfg: cfg, throttle: newSignInThrottle(cfg.SignInThrottle)}
 }
 
 // AuthEnabled reports whether requests need a token.

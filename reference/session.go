@@ -97,9 +97,32 @@ func usernameURN(username string) (URN, bool) {
 // SignIn checks username and password and opens a session: it returns the
 // session token (shown to the browser once, in a cookie) and the session.
 // Any failure (no such user, no password, a wrong one, a suspended user) is
-// the same EUNAUTHENTICATED, saying nothing of which.
-func (s *Service) SignIn(ctx context.Context, username, password string) (string, Session, error) {
+// the same EUNAUTHENTICATED, saying nothing of which. Every sign-in goes
+// through here, whatever page or API it comes from, and so is throttled
+// here: after too many failures for the username, or from the client the
+// context names, an attempt is refused with ETOOMANYREQUESTS before any
+// password is compared (throttle.go).
+func (s *Service) SignIn(ctx context.Context, username, password string) (_ string, _ Session, err error) {
+	client, _ := ClientFromContext(ctx)
 	urn, ok := usernameURN(username)
+	user := ""
+	if ok {
+		user = urn.String()
+	}
+	settle, refused := s.throttle.admit(user, client.Addr, s.cfg.Now())
+	if refused != nil {
+		return "", Session{}, refused
+	}
+	defer func() {
+		switch {
+		case err == nil:
+			settle(signedIn)
+		case ErrorCodeOf(err) == EUNAUTHENTICATED:
+			settle(wrongCredentials)
+		default:
+			settle(notJudged)
+		}
+	}()
 	if !ok {
 		return "", Session{}, errBadCredentials
 	}
@@ -256,6 +279,9 @@ func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, pass
 	if err := s.writeCredentials(ctx, Actor{URN: urn}, urn, credentials{HashedPassword: string(hash)}); err != nil {
 		return err
 	}
+	// The reset token proved who this is: the wrong passwords tried for
+	// the user before no longer count.
+	s.throttle.forget(urn.String())
 	return s.store.EndSessions(ctx, urn.String(), 0)
 }
 

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -29,6 +30,10 @@ func registerSecuritySteps(s stepRegistrar) {
 	s.Step(`^(the administrator|someone without a token) creates a tag through the (metadata service|frontend) in a request that names another host$`, createsTagNamingAnotherHost)
 	s.Step(`^the request is refused as sent to a host the service does not answer to$`, refusedAsMisdirected)
 	s.Step(`^`+who+` sets a new password with a new reset token$`, setsNewPassword)
+	s.Step(`^someone signs in as `+who+` with wrong passwords until the frontend stops checking them$`, guessesUntilThrottled)
+	s.Step(`^the frontend answers status 429 and says when to try again$`, throttledSaysWhen)
+	s.Step(`^`+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottled)
+	s.Step(`^`+who+` signs in with `+own+` password$`, signsInWithPassword)
 	s.Step(`^the session `+who+` held before is refused on the GraphQL endpoint$`, earlierSessionRefused)
 	s.Step(`^the session the new password opened is answered as `+who+`$`, newSessionAnswered)
 }
@@ -289,4 +294,86 @@ func newSessionAnswered(ctx context.Context, name string) error {
 		return w.fail("setting %s's new password opened no session", name)
 	}
 	return w.answerNames(w.askWhoAmI(w.sessionCaller(name+"'s new session", p.session), w.suite.target.Frontend+"/api/graphql"), p.urn)
+}
+
+// maxGuesses is how many wrong passwords the suite sends before it
+// concludes that the target does not throttle them.
+const maxGuesses = 50
+
+// guessesUntilThrottled sends wrong passwords for name through the sign-in
+// form until an answer other than a refusal of the password comes.
+func guessesUntilThrottled(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	for i := 1; i <= maxGuesses; i++ {
+		a := w.signInThroughForm("someone", w.frontend()+"/login", p.username, "not-"+p.password+"-"+randomID(4))
+		a.what = fmt.Sprintf("wrong password %d for %s", i, name)
+		w.last = a
+		if a.status != http.StatusUnauthorized {
+			return w.checkpoint()
+		}
+	}
+	return w.fail("%d wrong passwords for %s were each answered 401: nothing throttles them", maxGuesses, name)
+}
+
+// throttled checks that a is a 429 that says when to try again (RFC 9110
+// section 10.2.3: seconds, or an HTTP date) and sets no session.
+func (w *world) throttled(a *answer) error {
+	if a.status != http.StatusTooManyRequests {
+		return w.fail("%s answered status %d, expected 429", a.what, a.status)
+	}
+	ra := a.header.Get("Retry-After")
+	if n, err := strconv.Atoi(ra); err == nil {
+		if n <= 0 {
+			return w.fail("%s answered Retry-After %q: not a time to try again", a.what, ra)
+		}
+	} else if _, err := http.ParseTime(ra); err != nil {
+		return w.fail("%s answered Retry-After %q, which is neither seconds nor an HTTP date", a.what, ra)
+	}
+	for _, c := range (&http.Response{Header: a.header}).Cookies() {
+		if c.Name != "" && c.Value != "" && c.MaxAge >= 0 && strings.Contains(strings.ToLower(c.Name), "session") {
+			return w.fail("%s set the cookie %s: someone was signed in", a.what, c.Name)
+		}
+	}
+	return nil
+}
+
+func throttledSaysWhen(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.throttled(a)
+}
+
+func rightPasswordThrottled(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	a := w.signInThroughForm("someone", w.frontend()+"/login", p.username, p.password)
+	a.what = fmt.Sprintf("%s's right password, after the wrong ones", name)
+	return w.throttled(a)
+}
+
+func signsInWithPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	a := w.signInThroughForm(name, w.frontend()+"/login", p.username, p.password)
+	a.what = fmt.Sprintf("%s signing in with %s password", name, "their")
+	if a.status != http.StatusSeeOther && a.status != http.StatusFound {
+		return w.fail("%s answered status %d, expected a redirect into the site", a.what, a.status)
+	}
+	for _, c := range (&http.Response{Header: a.header}).Cookies() {
+		if c.Value != "" && c.MaxAge >= 0 {
+			cookie := []*http.Cookie{c}
+			return w.answerNames(w.askWhoAmI(w.sessionCaller(name+"'s session", cookie), w.frontend()+"/api/graphql"), p.urn)
+		}
+	}
+	return w.fail("%s set no cookie", a.what)
 }

@@ -147,13 +147,17 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostFormValue("next"))
 	raw, sess, err := p.svc.SignIn(r.Context(), username, password)
 	if err != nil {
-		status := http.StatusUnauthorized
-		message := reference.ErrorMessageOf(err)
-		if code := reference.ErrorCodeOf(err); code != reference.EUNAUTHENTICATED {
+		code := reference.ErrorCodeOf(err)
+		if code != reference.EUNAUTHENTICATED && code != reference.ETOOMANYREQUESTS {
 			p.failed(w, r, err)
 			return
 		}
-		p.render(w, r, status, "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next, Error: message, Username: username})
+		// A refusal of the password, or of the attempt (too many failed
+		// ones: 429 and when to try again), shows the form again.
+		if ra := reference.RetryAfterOf(err); ra != "" {
+			w.Header().Set("Retry-After", ra)
+		}
+		p.render(w, r, reference.HTTPStatus(code), "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next, Error: reference.ErrorMessageOf(err), Username: username})
 		return
 	}
 	p.setSession(w, r, raw, sess.ExpiresAt)
@@ -163,7 +167,7 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 func (p *Pages) setSession(w http.ResponseWriter, r *http.Request, raw string, expires time.Time) {
 	http.SetCookie(w, &http.Cookie{
 		Name: SessionCookie, Value: raw, Path: "/", Expires: expires,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+		HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode,
 	})
 }
 
@@ -185,7 +189,7 @@ func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
 		p.failed(w, r, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
@@ -233,6 +237,9 @@ func (p *Pages) resetCredentials(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, sess, err := p.svc.SignIn(r.Context(), username, in.Password)
 	if err != nil {
+		if ra := reference.RetryAfterOf(err); ra != "" {
+			w.Header().Set("Retry-After", ra)
+		}
 		answer(reference.HTTPStatus(reference.ErrorCodeOf(err)), reference.ErrorMessageOf(err))
 		return
 	}

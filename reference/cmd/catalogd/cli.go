@@ -98,6 +98,13 @@ Environment:
   CATALOGD_IDLE_TIMEOUT               an idle kept-alive connection (default 120s)
   CATALOGD_SESSION_TTL                a browser session, from sign-in (default 24h)
   CATALOGD_MAX_SESSIONS_PER_USER      sessions one user holds; signing in ends the oldest past it (default 100)
+  CATALOGD_PUBLIC_URL                 the frontend's URL as people use it; https makes cookies Secure
+                                      and sends Strict-Transport-Security (default none)
+  CATALOGD_TRUSTED_PROXIES            proxies (IPs, CIDRs) whose X-Forwarded-For and X-Forwarded-Proto
+                                      are believed (default none)
+  CATALOGD_SIGNIN_MAX_FAILURES_PER_USER    failed sign-ins for one user within the window (default 10)
+  CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT  failed sign-ins from one client within the window (default 100)
+  CATALOGD_SIGNIN_FAILURE_WINDOW      how long a failed sign-in counts (default 5m)
   CATALOGD_ALLOWED_HOSTS              names the service answers to in the Host header besides its
                                       addresses, localhost and this machine's name: comma-separated,
                                       .example.com for a domain and its names, * for any (default none)

@@ -26,6 +26,8 @@ type limits struct {
 	sessionTTL      time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
 	tokensPerUser   int           // CATALOGD_MAX_TOKENS_PER_USER: unexpired tokens one user may own
 	sessionsPerUser int           // CATALOGD_MAX_SESSIONS_PER_USER: sessions one user holds at once
+	// CATALOGD_SIGNIN_MAX_FAILURES_PER_USER, _PER_CLIENT, CATALOGD_SIGNIN_FAILURE_WINDOW
+	throttle reference.ThrottleConfig
 }
 
 // readHeaderTimeout bounds the request line and headers: no client needs
@@ -44,6 +46,11 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		sessionTTL:      reference.DefaultSessionLifetime,
 		tokensPerUser:   reference.DefaultMaxTokensPerUser,
 		sessionsPerUser: reference.DefaultMaxSessionsPerUser,
+		throttle: reference.ThrottleConfig{
+			MaxFailuresPerUser:   reference.DefaultMaxFailuresPerUser,
+			MaxFailuresPerClient: reference.DefaultMaxFailuresPerClient,
+			Window:               reference.DefaultFailureWindow,
+		},
 	}
 	durations := []struct {
 		name string
@@ -54,6 +61,7 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_READ_TIMEOUT", &l.readTimeout},
 		{"CATALOGD_IDLE_TIMEOUT", &l.idleTimeout},
 		{"CATALOGD_SESSION_TTL", &l.sessionTTL},
+		{"CATALOGD_SIGNIN_FAILURE_WINDOW", &l.throttle.Window},
 	}
 	for _, d := range durations {
 		v := strings.TrimSpace(getenv(d.name))
@@ -81,6 +89,8 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_GRAPHQL_MAX_RESPONSE_BYTES", &l.graphql.ResponseBytes},
 		{"CATALOGD_MAX_TOKENS_PER_USER", &l.tokensPerUser},
 		{"CATALOGD_MAX_SESSIONS_PER_USER", &l.sessionsPerUser},
+		{"CATALOGD_SIGNIN_MAX_FAILURES_PER_USER", &l.throttle.MaxFailuresPerUser},
+		{"CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT", &l.throttle.MaxFailuresPerClient},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
 	}
 	if v := strings.TrimSpace(getenv("CATALOGD_CACHE")); v != "" {

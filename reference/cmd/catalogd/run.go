@@ -200,7 +200,7 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		b.cache = postgres.NewCache(b.db, b.provided.URL, logger)
 		store = b.cache
 	}
-	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, MaxTokensPerUser: b.limits.tokensPerUser, MaxSessionsPerUser: b.limits.sessionsPerUser})
+	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, MaxTokensPerUser: b.limits.tokensPerUser, MaxSessionsPerUser: b.limits.sessionsPerUser, SignInThrottle: b.limits.throttle})
 	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
 	if err != nil {
 		return nil, nil, err

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"runtime/debug"
@@ -74,7 +75,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
 	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger, lim.graphql), b.db.Ping, version, logger)
 	api.SetRequestTimeout(lim.requestTimeout)
-	api.SetAllowedHosts(allowedHosts(getenv, gmsAddr, frontendAddr))
+	public, proxies, err := publicSettings(getenv)
+	if err != nil {
+		return err
+	}
+	api.SetPublicURL(public)
+	api.SetTrustedProxies(proxies)
+	hosts := allowedHosts(getenv, gmsAddr, frontendAddr)
+	if public != nil {
+		hosts = append(hosts, public.Hostname())
+	}
+	api.SetAllowedHosts(hosts)
 	csrfKey, err := b.db.Secret(ctx, "csrf_key", nil)
 	if err != nil {
 		return err
@@ -135,4 +146,38 @@ func allowedHosts(getenv func(string) string, addrs ...string) []string {
 		names = append(names, h)
 	}
 	return names
+}
+
+// publicSettings reads how people reach the service: CATALOGD_PUBLIC_URL,
+// the frontend's URL as they use it (https there makes cookies Secure and
+// answers carry Strict-Transport-Security), and CATALOGD_TRUSTED_PROXIES,
+// the addresses (IPs or CIDR prefixes, comma-separated) of the proxies in
+// front of catalogd whose X-Forwarded-For and X-Forwarded-Proto it
+// believes.
+func publicSettings(getenv func(string) string) (*url.URL, []netip.Prefix, error) {
+	var public *url.URL
+	if v := strings.TrimSpace(getenv("CATALOGD_PUBLIC_URL")); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, nil, fmt.Errorf("CATALOGD_PUBLIC_URL must be an http or https URL such as https://catalog.example.com, not %q", v)
+		}
+		public = u
+	}
+	var proxies []netip.Prefix
+	for _, v := range strings.Split(getenv("CATALOGD_TRUSTED_PROXIES"), ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, nil, fmt.Errorf("CATALOGD_TRUSTED_PROXIES must list IP addresses or CIDR prefixes such as 10.0.0.0/8, separated by commas; %q is neither", v)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		proxies = append(proxies, p.Masked())
+	}
+	return public, proxies, nil
 }
