@@ -1,13 +1,18 @@
 @cap:graphql
 Feature: GraphQL over HTTP
   The GraphQL endpoint takes a POST whose body is JSON carrying a "query", and optionally
-  "variables", and answers application/json. Any other method is refused with 405 and
-  runs nothing. A body that is not JSON, or that has no query, is refused with 400 without
+  "variables", and answers application/json. Any other method is refused and runs
+  nothing (DataHub answers GET with 500, the other methods with 405; saying 405 for each is
+  recommended). A body that is not JSON, or that has no query, is refused with 400 without
   echoing what was sent. The frontend answers GraphQL too. A call refused for want of a
-  privilege is answered as DataHub does: HTTP 200 and a GraphQL error.
+  privilege is answered as DataHub does: HTTP 200 and a GraphQL error. A query may nest
+  50 levels deep, DataHub's depth limit (GRAPHQL_QUERY_DEPTH_LIMIT), and one level more is
+  refused; a question about the schema (introspection) may nest 20 levels deep, as the
+  good-faith introspection check of DataHub's GraphQL engine (graphql-java) allows.
   Recommended beyond DataHub, from the GraphQL over HTTP draft and RFC 9110: saying in the
   Allow header that only POST is allowed; refusing a body not declared as JSON with 415;
-  answering application/graphql-response+json to a client that asks for it.
+  answering application/graphql-response+json to a client that asks for it. Recommended
+  too, as DataHub's engine does: refusing a question about the schema nested deeper than 20.
 
   Background:
     Given Ann holds a personal access token
@@ -48,6 +53,18 @@ Feature: GraphQL over HTTP
   @id:http-06 @must @core
   Scenario Outline: A query sent by <method> is refused
     When Ann sends a query to the GraphQL endpoint by <method>
+    Then the request is refused, not answered
+
+    Examples:
+      | method |
+      | GET    |
+      | PUT    |
+      | PATCH  |
+      | DELETE |
+
+  @id:http-21 @should @core
+  Scenario Outline: A query sent by <method> is refused as a method not allowed
+    When Ann sends a query to the GraphQL endpoint by <method>
     Then the answer has status 405
 
     Examples:
@@ -73,7 +90,7 @@ Feature: GraphQL over HTTP
   Scenario: A tag creation sent by GET does not happen
     Given Ann is granted CREATE_TAGS
     When Ann sends a tag creation to the GraphQL endpoint by GET
-    Then the answer has status 405
+    Then the request is refused, not answered
     And the tag does not exist
 
   @id:http-09 @must @core
@@ -89,8 +106,18 @@ Feature: GraphQL over HTTP
     And the answer does not repeat the body that was sent
 
   @id:http-16 @must @core
-  Scenario: A query nested 45 levels deep is answered, as DataHub answers up to 50
-    When Ann asks for a type nested 45 levels deep
+  Scenario: A query nested 50 levels deep is answered, as DataHub answers up to its depth limit of 50
+    When Ann asks for her manager, her manager's manager and so on, in a query nested 50 levels deep
+    Then the answer has data and no errors
+
+  @id:http-18 @must @core
+  Scenario: A query nested 51 levels deep is refused, as DataHub refuses past its depth limit of 50
+    When Ann asks for her manager, her manager's manager and so on, in a query nested 51 levels deep
+    Then the answer is a GraphQL error, without data
+
+  @id:http-19 @must @core
+  Scenario: A question about the schema nested 20 levels deep is answered, as DataHub answers introspection up to 20
+    When Ann asks for a type nested 20 levels deep
     Then the answer has data and no errors
 
   @id:http-17 @must @core
@@ -125,3 +152,8 @@ Feature: GraphQL over HTTP
   Scenario: A question about one type of the schema, with variables, is answered
     When Ann asks the GraphQL endpoint about the type Tag, naming it in a variable
     Then the answer names the type Tag, with no errors
+
+  @id:http-20 @should @core
+  Scenario: A question about the schema nested 21 levels deep is refused
+    When Ann asks for a type nested 21 levels deep
+    Then the answer is a GraphQL error, without data

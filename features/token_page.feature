@@ -8,7 +8,9 @@ Feature: The access tokens page
   shown once, works at once as the person who made it, and is listed with its expiry;
   revoking it in the page, once confirmed, ends it on the very next request. The page only
   ever makes tokens for the person signed in, and refuses a form that does not carry the
-  page's own CSRF token.
+  page's own CSRF token. Where the service refuses to make tokens that never expire, the
+  page does not offer Never, as DataHub's page does not, and the row that would choose it
+  is reported as skipped.
 
   These scenarios drive a real browser (Chromium) through the frontend's pages, found by
   their data-testid attributes. A target whose frontend does not serve those pages reports

@@ -181,3 +181,19 @@ func TestURNLengthAndZero(t *testing.T) {
 		t.Error("the zero URN is not zero")
 	}
 }
+
+func TestCreatingTagsIsAllowedByCreateTagsOrManageTags(t *testing.T) {
+	for _, c := range []struct {
+		held PlatformPrivilegeSet
+		want bool
+	}{
+		{PlatformPrivilegeSet{PrivCreateTags: true}, true},
+		{PlatformPrivilegeSet{PrivManageTags: true}, true},
+		{PlatformPrivilegeSet{PrivCreateTags: false, PrivManageTags: false, PrivManagePolicies: true, PrivManageAccessTokens: true}, false},
+		{PlatformPrivilegeSet{}, false},
+	} {
+		if got := c.held.CanCreateTags(); got != c.want {
+			t.Errorf("%v.CanCreateTags() = %t, want %t", c.held, got, c.want)
+		}
+	}
+}

@@ -30,6 +30,12 @@ type Config struct {
 	// SignInThrottle is how failed sign-ins are throttled (throttle.go).
 	SignInThrottle ThrottleConfig
 	Logger         *slog.Logger // nil means slog.Default()
+	// RefuseNoExpiry refuses createAccessToken for a token that never
+	// expires (NO_EXPIRY) as a bad request, as DataHub does unless
+	// ACCESS_TOKEN_ALLOW_NO_EXPIRY is true (datahub-project/datahub PR
+	// #19222; releases before it made such tokens). The operator's own
+	// MintAccessToken (`catalogd token create`) is not bound by it.
+	RefuseNoExpiry bool
 }
 
 // Service applies the contract's rules on top of a Store. Transports call it
@@ -123,6 +129,10 @@ func NewService(store Store, cfg Config) *Service {
 
 // AuthEnabled reports whether requests need a token.
 func (s *Service) AuthEnabled() bool { return s.cfg.AuthEnabled }
+
+// AllowsNoExpiry says whether createAccessToken makes tokens that never
+// expire.
+func (s *Service) AllowsNoExpiry() bool { return !s.cfg.RefuseNoExpiry }
 
 // Aspect names the reference reads and writes itself.
 const (
@@ -271,8 +281,17 @@ func (s *Service) require(ctx context.Context, resource URN, privileges ...strin
 	return a, nil
 }
 
-// PlatformPrivilegeSet is what `me.platformPrivileges` reports.
+// PlatformPrivilegeSet is what `me.platformPrivileges` reports: the
+// platform privileges the caller holds, by name.
 type PlatformPrivilegeSet map[string]bool
+
+// CanCreateTags says whether the holder may create tags: CREATE_TAGS or
+// MANAGE_TAGS, as createTag checks and as DataHub's
+// AuthorizationUtils.canCreateTags, from which its MeResolver reports
+// createTags.
+func (p PlatformPrivilegeSet) CanCreateTags() bool {
+	return p[PrivCreateTags] || p[PrivManageTags]
+}
 
 // Me returns the caller and their platform privileges.
 func (s *Service) Me(ctx context.Context) (*CorpUser, PlatformPrivilegeSet, error) {
@@ -306,7 +325,11 @@ type CorpUser struct {
 	DisplayName string
 	Email       string
 	FullName    string
-	Suspended   bool
+	Title       string
+	// Manager is the user's manager (corpUserInfo's managerUrn); zero when
+	// there is none, or when what is stored is not a user's URN.
+	Manager   URN
+	Suspended bool
 }
 
 type corpUserInfo struct {
@@ -314,6 +337,8 @@ type corpUserInfo struct {
 	DisplayName string `json:"displayName,omitempty"`
 	Email       string `json:"email,omitempty"`
 	FullName    string `json:"fullName,omitempty"`
+	Title       string `json:"title,omitempty"`
+	ManagerURN  string `json:"managerUrn,omitempty"`
 }
 
 type corpUserStatus struct {
@@ -369,7 +394,10 @@ func (s *Service) readUser(ctx context.Context, urn URN) (*CorpUser, error) {
 			if err := json.Unmarshal(a.Value, &info); err != nil {
 				return nil, fmt.Errorf("decode %s of %s: %w", a.Name, urn, err)
 			}
-			u.Active, u.DisplayName, u.Email, u.FullName = info.Active, info.DisplayName, info.Email, info.FullName
+			u.Active, u.DisplayName, u.Email, u.FullName, u.Title = info.Active, info.DisplayName, info.Email, info.FullName, info.Title
+			if m, err := ParseURN(info.ManagerURN); err == nil && m.EntityType == EntityCorpUser {
+				u.Manager = m
+			}
 		case AspectCorpUserStatus:
 			var st corpUserStatus
 			if err := json.Unmarshal(a.Value, &st); err != nil {

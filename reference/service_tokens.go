@@ -47,6 +47,9 @@ func (s *Service) CreateAccessToken(ctx context.Context, in CreateAccessTokenInp
 	if len(held) == 0 {
 		return "", AccessTokenInfo{}, ErrUnauthorized
 	}
+	if in.Duration == DurationNoExpiry && s.cfg.RefuseNoExpiry {
+		return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "tokens that never expire (NO_EXPIRY) are not made here (ACCESS_TOKEN_ALLOW_NO_EXPIRY is false): choose a duration")
+	}
 	if !held[PrivManageAccessTokens] {
 		if err := s.checkTokensOwned(ctx, caller.URN); err != nil {
 			return "", AccessTokenInfo{}, err

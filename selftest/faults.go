@@ -44,7 +44,7 @@ var Expected = map[string][]string{
 	"frontend-service-identity": {"The frontend answers queries on its", "still acts as itself through the frontend"},
 	"health-needs-token":        {"The health check answers without a token"},
 	"app-config-says-auth-off":  {"The service says token authentication is on"},
-	"me-overstates-privileges":  {"is told so, and of nothing more"},
+	"me-overstates-privileges":  {"is told what it allows, and nothing more"},
 	// Tokens
 	"expiry-a-day-late":          {"token expires 1 hour after it is made", "token expires 1 day after it is made", "A new token is described as it was asked for"},
 	"raw-token-listed":           {"The raw token is shown only in the answer that creates it"},

@@ -296,6 +296,67 @@ func asksNestedType(ctx context.Context, name string, levels int) error {
 	return w.checkpoint()
 }
 
+// asksNestedManagers asks for p's user, its properties' manager, that
+// manager's properties' manager and so on, until the document is levels
+// deep (corpUser is the first level; the last is urn under a manager or
+// displayName under properties). CorpUser.properties.manager is DataHub's
+// own schema (CorpUserProperties.manager: CorpUser), the one place where it
+// and the reference nest an ordinary query without end: DataHub's depth
+// limit, not the schema, bounds it. How deep the data goes does not matter:
+// the limit is a property of the document, checked before it runs.
+func asksNestedManagers(ctx context.Context, name string, levels int) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	if levels < 2 {
+		return w.fail("a nested query needs at least 2 levels")
+	}
+	var b strings.Builder
+	b.WriteString("query nestedManagers($urn: String!) { corpUser(urn: $urn) { ")
+	leaf := "urn"
+	for level := 2; level < levels; level++ {
+		if level%2 == 0 {
+			b.WriteString("properties { ")
+			leaf = "displayName"
+		} else {
+			b.WriteString("manager { ")
+			leaf = "urn"
+		}
+	}
+	b.WriteString(leaf + strings.Repeat(" }", levels))
+	a := w.graphql(c, b.String(), map[string]any{"urn": p.urn})
+	a.what = fmt.Sprintf("%s asking for her managers in a query nested %d levels deep", name, levels)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// answeredWithErrorWithoutData: a GraphQL answer that carries errors and no
+// data (data absent or null), as DataHub's engine answers a document it
+// refuses before running it (graphql-java's AbortExecutionException and its
+// good-faith introspection check: HTTP 200, errors, data null).
+func answeredWithErrorWithoutData(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	g, err := a.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	if len(g.Errors) == 0 {
+		return w.fail("%s was answered without an error (status %d): %.300s", a.what, a.status, a.body)
+	}
+	if len(g.Data) > 0 {
+		return w.fail("%s was answered with an error and with data, as if it had run: %.300s", a.what, a.body)
+	}
+	return nil
+}
+
 // asksManyFields asks for n fields in one query: n aliases of __typename
 // under me, which DataHub's complexity limit (2,000) counts one each.
 func asksManyFields(ctx context.Context, name string, n int) error {

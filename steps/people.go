@@ -149,6 +149,7 @@ var privilegeFields = map[string]string{
 	"MANAGE_POLICIES":                 "managePolicies",
 	"CREATE_TAGS":                     "createTags",
 	"MANAGE_TAGS":                     "manageTags",
+	"MANAGE_USER_CREDENTIALS":         "manageUserCredentials",
 }
 
 // platformPrivilegesOf asks, as p, which platform privileges p holds.
@@ -257,10 +258,21 @@ func tokenIsRefused(ctx context.Context, name string) error {
 	})
 }
 
-// answerSaysHoldsExactly checks `me.platformPrivileges` against a list such
-// as "GENERATE_PERSONAL_ACCESS_TOKENS and CREATE_TAGS": those true, every
-// other the contract names false.
-func answerSaysHoldsExactly(ctx context.Context, name, list string) error {
+// abilityFields are the fields of `me.platformPrivileges` by what each says
+// its user may do, in the words the features use.
+var abilityFields = map[string]string{
+	"generate personal access tokens": "generatePersonalAccessTokens",
+	"manage all access tokens":        "manageTokens",
+	"manage policies":                 "managePolicies",
+	"create tags":                     "createTags",
+	"manage tags":                     "manageTags",
+	"manage user credentials":         "manageUserCredentials",
+}
+
+// answerSaysMayExactly checks `me.platformPrivileges` against a list such
+// as "generate personal access tokens, create tags and manage tags": those
+// true, every other the suite reads false.
+func answerSaysMayExactly(ctx context.Context, name, list string) error {
 	w := theWorld(ctx)
 	a, err := w.lastAnswer()
 	if err != nil {
@@ -274,21 +286,24 @@ func answerSaysHoldsExactly(ctx context.Context, name, list string) error {
 		return w.failed(err)
 	}
 	want := map[string]bool{}
-	for _, p := range strings.Split(list, " and ") {
-		if _, ok := privilegeFields[p]; !ok {
-			return w.fail("%q is not a platform privilege the contract names", p)
+	for _, part := range strings.Split(list, ", ") {
+		for _, ability := range strings.Split(part, " and ") {
+			field, ok := abilityFields[ability]
+			if !ok {
+				return w.fail("%q is not something `me.platformPrivileges` reports", ability)
+			}
+			want[field] = true
 		}
-		want[p] = true
 	}
 	var wrong []string
-	for priv, field := range privilegeFields {
-		if me.PlatformPrivileges[field] != want[priv] {
+	for _, field := range abilityFields {
+		if me.PlatformPrivileges[field] != want[field] {
 			wrong = append(wrong, fmt.Sprintf("%s is %t", field, me.PlatformPrivileges[field]))
 		}
 	}
 	if len(wrong) > 0 {
 		slices.Sort(wrong)
-		return w.fail("%s: platformPrivileges say %s; expected exactly %s", a.what, strings.Join(wrong, ", "), list)
+		return w.fail("%s: platformPrivileges say %s; expected that %s may %s, and nothing more", a.what, strings.Join(wrong, ", "), name, list)
 	}
 	return nil
 }

@@ -122,7 +122,8 @@ func (w *world) grantNoWait(p *person, privilege string, resources *resourceFilt
 // untilEffective waits, within the propagation window, until p's requests
 // are judged with the privilege: DataHub's authorizer sees a new policy only
 // when its cache refreshes. Each probe is harmless: `me` for a platform
-// privilege, a read for a read privilege, an ingestion of the status aspect
+// privilege (MANAGE_USER_CREDENTIALS included, which `me` reports as
+// manageUserCredentials, as DataHub's MeResolver does), a read for a read privilege, an ingestion of the status aspect
 // {"removed": false} (the default) for EDIT_ENTITY, and for DELETE_ENTITY
 // the deletion of a tag the suite makes for the purpose. Without a token p
 // cannot probe, and nothing waits.

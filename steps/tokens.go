@@ -583,6 +583,101 @@ func createsTokenLasting(ctx context.Context, name, whom, duration string) error
 	return theWorld(ctx).createTokenLasting(name, whom, duration)
 }
 
+// noExpiryRefused is why a scenario that needs a token that never expires
+// is skipped on a target that refuses to make one.
+const noExpiryRefused = "the target refuses to make tokens that never expire (as DataHub does unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is true): there is no such token to check"
+
+// hasCreatedTokenLasting states that a token of the duration exists. A
+// target may refuse NO_EXPIRY as a bad request (life-02 checks that it then
+// makes none): the scenario is then skipped, saying why, never passed.
+func hasCreatedTokenLasting(ctx context.Context, name, whom, duration string) error {
+	w := theWorld(ctx)
+	if duration != "NO_EXPIRY" {
+		return w.createTokenLasting(name, whom, duration)
+	}
+	if err := w.askForTokenLasting(name, whom, duration); err != nil {
+		return err
+	}
+	if w.newToken != nil {
+		return nil
+	}
+	if err := w.refusedAsBadRequestMakingNone(w.last); err != nil {
+		return err
+	}
+	w.notRun, w.notRunReason = statusSkipped, noExpiryRefused
+	return godog.ErrSkip
+}
+
+// askForTokenLasting asks, as name, for a token of the duration for whom,
+// and keeps the answer, whether a token or a refusal: the token as the new
+// token, with the tokens whom had before as the baseline a refusal is
+// judged against.
+func (w *world) askForTokenLasting(name, whom, duration string) error {
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	actor := w.forWhom(name, whom)
+	if err := w.ensureUser(actor); err != nil {
+		return err
+	}
+	before, err := w.tokensFor(actor)
+	if err != nil {
+		return err
+	}
+	baseline := &tokenBaseline{actor: actor, ids: before}
+	a := w.attemptCreateTokenFor(c, actor, duration)
+	a.noEffect = func() error { return w.noNewTokens(baseline) }
+	w.last, w.tokenBaseline, w.newToken = a, baseline, nil
+	if g, err := a.decodeGraphQL(); err == nil && len(g.Errors) == 0 {
+		w.newToken, err = w.tokenFrom(a, c, actor)
+		return err
+	}
+	// A refused attempt, or a broken one that made a token anyway.
+	w.undo("revoke tokens made for "+actor.name+" by a refused attempt", func() error { return w.revokeNewTokens(baseline) })
+	return w.checkpoint()
+}
+
+func asksForTokenLasting(ctx context.Context, name, whom, duration string) error {
+	return theWorld(ctx).askForTokenLasting(name, whom, duration)
+}
+
+// refusedAsBadRequestMakingNone checks that a is a GraphQL refusal with code
+// 400 (BAD_REQUEST) and that no token was made for the baseline's actor.
+func (w *world) refusedAsBadRequestMakingNone(a *answer) error {
+	e, err := w.graphQLRefusal(a, "a token or a refusal as a bad request")
+	if err != nil {
+		return err
+	}
+	if e.code() != "400" {
+		return w.fail("%s was refused with code %q and type %q (%q), expected a token, or a refusal with 400 BAD_REQUEST", a.what, e.code(), e.Extensions.Type, e.Message)
+	}
+	b := w.tokenBaseline
+	if b == nil {
+		return w.fail("no attempt to create a token was made")
+	}
+	return w.noNewTokens(b)
+}
+
+// noExpiryAnywhereOrRefused accepts both behaviours of a correct DataHub: a
+// NO_EXPIRY token described without expiresAt (in the answer and in its
+// metadata) and carrying no exp claim, or a refusal as a bad request that
+// made no token.
+func noExpiryAnywhereOrRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.newToken == nil {
+		a, err := w.lastAnswer()
+		if err != nil {
+			return err
+		}
+		return w.refusedAsBadRequestMakingNone(a)
+	}
+	if err := describedWithNoExpiry(ctx); err != nil {
+		return err
+	}
+	return carriesNoExpiry(ctx)
+}
+
 func describedAsExpiring(ctx context.Context, n int, unit string) error {
 	w := theWorld(ctx)
 	tok, err := w.theNewToken()

@@ -33,7 +33,18 @@ func corpUser(u *reference.CorpUser) *model.CorpUser {
 	return &model.CorpUser{
 		Urn: u.URN.String(), Type: model.EntityTypeCorpUser, Username: u.Username, Status: &status,
 		Info: &model.CorpUserInfo{Active: u.Active, DisplayName: optional(u.DisplayName), Email: optional(u.Email), FullName: optional(u.FullName)},
+		Properties: &model.CorpUserProperties{
+			Active: u.Active, DisplayName: optional(u.DisplayName), Email: optional(u.Email),
+			Title: optional(u.Title), FullName: optional(u.FullName), ManagerURN: managerURN(u.Manager),
+		},
 	}
+}
+
+func managerURN(u reference.URN) string {
+	if u.IsZero() {
+		return ""
+	}
+	return u.String()
 }
 
 func tokenMetadata(t reference.AccessTokenInfo) *model.AccessTokenMetadata {

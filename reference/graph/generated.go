@@ -29,6 +29,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	CorpUserProperties() CorpUserPropertiesResolver
 	Mutation() MutationResolver
 	Query() QueryResolver
 }
@@ -77,11 +78,12 @@ type ComplexityRoot struct {
 	}
 
 	CorpUser struct {
-		Info     func(childComplexity int) int
-		Status   func(childComplexity int) int
-		Type     func(childComplexity int) int
-		Urn      func(childComplexity int) int
-		Username func(childComplexity int) int
+		Info       func(childComplexity int) int
+		Properties func(childComplexity int) int
+		Status     func(childComplexity int) int
+		Type       func(childComplexity int) int
+		Urn        func(childComplexity int) int
+		Username   func(childComplexity int) int
 	}
 
 	CorpUserInfo struct {
@@ -89,6 +91,15 @@ type ComplexityRoot struct {
 		DisplayName func(childComplexity int) int
 		Email       func(childComplexity int) int
 		FullName    func(childComplexity int) int
+	}
+
+	CorpUserProperties struct {
+		Active      func(childComplexity int) int
+		DisplayName func(childComplexity int) int
+		Email       func(childComplexity int) int
+		FullName    func(childComplexity int) int
+		Manager     func(childComplexity int) int
+		Title       func(childComplexity int) int
 	}
 
 	ListAccessTokenResult struct {
@@ -122,6 +133,7 @@ type ComplexityRoot struct {
 		ManagePolicies               func(childComplexity int) int
 		ManageTags                   func(childComplexity int) int
 		ManageTokens                 func(childComplexity int) int
+		ManageUserCredentials        func(childComplexity int) int
 	}
 
 	Policy struct {
@@ -175,6 +187,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type CorpUserPropertiesResolver interface {
+	Manager(ctx context.Context, obj *model.CorpUserProperties) (*model.CorpUser, error)
+}
 type MutationResolver interface {
 	CreateAccessToken(ctx context.Context, input model.CreateAccessTokenInput) (*model.AccessToken, error)
 	RevokeAccessToken(ctx context.Context, tokenID string) (bool, error)
@@ -351,6 +366,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CorpUser.Info(childComplexity), true
+	case "CorpUser.properties":
+		if e.ComplexityRoot.CorpUser.Properties == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUser.Properties(childComplexity), true
 	case "CorpUser.status":
 		if e.ComplexityRoot.CorpUser.Status == nil {
 			break
@@ -400,6 +421,43 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CorpUserInfo.FullName(childComplexity), true
+
+	case "CorpUserProperties.active":
+		if e.ComplexityRoot.CorpUserProperties.Active == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUserProperties.Active(childComplexity), true
+	case "CorpUserProperties.displayName":
+		if e.ComplexityRoot.CorpUserProperties.DisplayName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUserProperties.DisplayName(childComplexity), true
+	case "CorpUserProperties.email":
+		if e.ComplexityRoot.CorpUserProperties.Email == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUserProperties.Email(childComplexity), true
+	case "CorpUserProperties.fullName":
+		if e.ComplexityRoot.CorpUserProperties.FullName == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUserProperties.FullName(childComplexity), true
+	case "CorpUserProperties.manager":
+		if e.ComplexityRoot.CorpUserProperties.Manager == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUserProperties.Manager(childComplexity), true
+	case "CorpUserProperties.title":
+		if e.ComplexityRoot.CorpUserProperties.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUserProperties.Title(childComplexity), true
 
 	case "ListAccessTokenResult.count":
 		if e.ComplexityRoot.ListAccessTokenResult.Count == nil {
@@ -570,6 +628,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlatformPrivileges.ManageTokens(childComplexity), true
+	case "PlatformPrivileges.manageUserCredentials":
+		if e.ComplexityRoot.PlatformPrivileges.ManageUserCredentials == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlatformPrivileges.ManageUserCredentials(childComplexity), true
 
 	case "Policy.actors":
 		if e.ComplexityRoot.Policy.Actors == nil {
@@ -968,6 +1032,8 @@ func (ec *executionContext) childFields_CorpUser(ctx context.Context, field grap
 		return ec.fieldContext_CorpUser_type(ctx, field)
 	case "username":
 		return ec.fieldContext_CorpUser_username(ctx, field)
+	case "properties":
+		return ec.fieldContext_CorpUser_properties(ctx, field)
 	case "info":
 		return ec.fieldContext_CorpUser_info(ctx, field)
 	case "status":
@@ -988,6 +1054,24 @@ func (ec *executionContext) childFields_CorpUserInfo(ctx context.Context, field 
 		return ec.fieldContext_CorpUserInfo_fullName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CorpUserInfo", field.Name)
+}
+
+func (ec *executionContext) childFields_CorpUserProperties(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "active":
+		return ec.fieldContext_CorpUserProperties_active(ctx, field)
+	case "displayName":
+		return ec.fieldContext_CorpUserProperties_displayName(ctx, field)
+	case "email":
+		return ec.fieldContext_CorpUserProperties_email(ctx, field)
+	case "title":
+		return ec.fieldContext_CorpUserProperties_title(ctx, field)
+	case "manager":
+		return ec.fieldContext_CorpUserProperties_manager(ctx, field)
+	case "fullName":
+		return ec.fieldContext_CorpUserProperties_fullName(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CorpUserProperties", field.Name)
 }
 
 func (ec *executionContext) childFields_ListAccessTokenResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1030,6 +1114,8 @@ func (ec *executionContext) childFields_PlatformPrivileges(ctx context.Context, 
 		return ec.fieldContext_PlatformPrivileges_createTags(ctx, field)
 	case "manageTags":
 		return ec.fieldContext_PlatformPrivileges_manageTags(ctx, field)
+	case "manageUserCredentials":
+		return ec.fieldContext_PlatformPrivileges_manageUserCredentials(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PlatformPrivileges", field.Name)
 }
@@ -2074,6 +2160,38 @@ func (ec *executionContext) fieldContext_CorpUser_username(_ context.Context, fi
 	return graphql.NewScalarFieldContext("CorpUser", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CorpUser_properties(ctx context.Context, field graphql.CollectedField, obj *model.CorpUser) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUser_properties(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Properties, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CorpUserProperties) graphql.Marshaler {
+			return ec.marshalOCorpUserProperties2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUserProperties(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUser_properties(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CorpUser",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CorpUserProperties(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CorpUser_info(ctx context.Context, field graphql.CollectedField, obj *model.CorpUser) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2219,6 +2337,153 @@ func (ec *executionContext) _CorpUserInfo_fullName(ctx context.Context, field gr
 }
 func (ec *executionContext) fieldContext_CorpUserInfo_fullName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CorpUserInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CorpUserProperties_active(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserProperties) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUserProperties_active(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Active, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUserProperties_active(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpUserProperties", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _CorpUserProperties_displayName(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserProperties) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUserProperties_displayName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DisplayName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUserProperties_displayName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpUserProperties", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CorpUserProperties_email(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserProperties) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUserProperties_email(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Email, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUserProperties_email(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpUserProperties", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CorpUserProperties_title(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserProperties) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUserProperties_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUserProperties_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpUserProperties", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CorpUserProperties_manager(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserProperties) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUserProperties_manager(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.CorpUserProperties().Manager(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CorpUser) graphql.Marshaler {
+			return ec.marshalOCorpUser2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUser(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUserProperties_manager(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CorpUserProperties",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CorpUser(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CorpUserProperties_fullName(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserProperties) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUserProperties_fullName(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.FullName, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUserProperties_fullName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpUserProperties", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ListAccessTokenResult_start(ctx context.Context, field graphql.CollectedField, obj *model.ListAccessTokenResult) (ret graphql.Marshaler) {
@@ -2887,6 +3152,29 @@ func (ec *executionContext) _PlatformPrivileges_manageTags(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_PlatformPrivileges_manageTags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlatformPrivileges", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PlatformPrivileges_manageUserCredentials(ctx context.Context, field graphql.CollectedField, obj *model.PlatformPrivileges) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlatformPrivileges_manageUserCredentials(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManageUserCredentials, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlatformPrivileges_manageUserCredentials(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PlatformPrivileges", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -5595,6 +5883,11 @@ func (ec *executionContext) _CorpUser(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "properties":
+			out.Values[i] = ec._CorpUser_properties(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "info":
 			out.Values[i] = ec._CorpUser_info(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
@@ -5657,6 +5950,102 @@ func (ec *executionContext) _CorpUserInfo(ctx context.Context, sel ast.Selection
 			out.Values[i] = ec._CorpUserInfo_fullName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var corpUserPropertiesImplementors = []string{"CorpUserProperties"}
+
+func (ec *executionContext) _CorpUserProperties(ctx context.Context, sel ast.SelectionSet, obj *model.CorpUserProperties) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, corpUserPropertiesImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CorpUserProperties")
+		case "active":
+			out.Values[i] = ec._CorpUserProperties_active(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "displayName":
+			out.Values[i] = ec._CorpUserProperties_displayName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "email":
+			out.Values[i] = ec._CorpUserProperties_email(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "title":
+			out.Values[i] = ec._CorpUserProperties_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "manager":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._CorpUserProperties_manager(ctx, field, obj)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			if field.IsDeferred() {
+				deferredFieldSet.AddField(field)
+				fieldIndex := len(deferredFieldSet.Values) - 1
+				deferredFieldSet.Concurrently(fieldIndex, func(ctx context.Context) graphql.Marshaler {
+					return innerFunc(ctx, deferredFieldSet)
+				})
+
+				for _, deferrable := range field.Deferrables {
+					view, ok := deferLabelToView[deferrable.Label]
+					if !ok {
+						view = deferredFieldSet.NewView()
+						deferLabelToView[deferrable.Label] = view
+					}
+					view.AddIndices(fieldIndex)
+				}
+
+				// don't run the out.Concurrently() call below
+				out.Values[i] = graphql.Null
+				continue
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+		case "fullName":
+			out.Values[i] = ec._CorpUserProperties_fullName(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -5916,6 +6305,11 @@ func (ec *executionContext) _PlatformPrivileges(ctx context.Context, sel ast.Sel
 			}
 		case "manageTags":
 			out.Values[i] = ec._PlatformPrivileges_manageTags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "manageUserCredentials":
+			out.Values[i] = ec._PlatformPrivileges_manageUserCredentials(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -7306,6 +7700,13 @@ func (ec *executionContext) marshalOCorpUserInfo2ᚖgithubᚗcomᚋcatalogspec�
 		return graphql.Null
 	}
 	return ec._CorpUserInfo(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOCorpUserProperties2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUserProperties(ctx context.Context, sel ast.SelectionSet, v *model.CorpUserProperties) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._CorpUserProperties(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOCorpUserStatus2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUserStatus(ctx context.Context, v any) (*model.CorpUserStatus, error) {

@@ -55,6 +55,14 @@ type Limits struct {
 // noticeable amount of time or memory to refuse.
 var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 50, SameName: 100, Spreads: 100, Fragments: 250, Errors: 50, Cost: DefaultMaxCost, ResponseBytes: DefaultMaxResponseBytes}
 
+// IntrospectionDepth bounds the nesting of an operation that asks about
+// the schema (__schema or __type at its top level): 20, as the good-faith
+// introspection check of graphql-java (GoodFaithIntrospection, on by
+// default since version 22; DataHub runs 22.3) bounds it in DataHub. The
+// introspection query nests 13 levels; a document that nests the schema's
+// types deeper costs the server far more than it costs the sender.
+const IntrospectionDepth = 20
+
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
 	if l.Tokens > 0 {
@@ -177,8 +185,13 @@ func CheckDocument(query, operationName string, variables map[string]any, l Limi
 	c := counter{defs: defs, limits: l, fragments: map[string]*cost{}, names: map[string][]string{}}
 	for _, op := range doc.Operations {
 		// collect refuses a set past the fields or depth limit as it goes.
-		if _, err := c.selectionSet(op.SelectionSet); err != nil {
+		total, err := c.selectionSet(op.SelectionSet)
+		if err != nil {
 			return err
+		}
+		runs := operationName == "" || op.Name == operationName
+		if runs && total.depth > IntrospectionDepth && asksIntrospection(op.SelectionSet, defs, map[string]bool{}) {
+			return refusal(fmt.Sprintf("a question about the schema (__schema or __type) may nest selections at most %d levels deep (limit: introspection depth)", IntrospectionDepth))
 		}
 		for _, v := range op.VariableDefinitions {
 			if hasNUL(v.DefaultValue) {
@@ -322,6 +335,32 @@ func (c *counter) fragment(name string) (cost, *gqlerror.Error) {
 	}
 	*fc = sub
 	return sub, nil
+}
+
+// asksIntrospection says whether a selection set selects __schema or __type
+// itself, or through inline fragments and spreads (each fragment once).
+func asksIntrospection(set ast.SelectionSet, defs map[string]*ast.FragmentDefinition, seen map[string]bool) bool {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			if s.Name == "__schema" || s.Name == "__type" {
+				return true
+			}
+		case *ast.InlineFragment:
+			if asksIntrospection(s.SelectionSet, defs, seen) {
+				return true
+			}
+		case *ast.FragmentSpread:
+			if seen[s.Name] {
+				continue
+			}
+			seen[s.Name] = true
+			if f := defs[s.Name]; f != nil && asksIntrospection(f.SelectionSet, defs, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // topNames appends to out the response names a selection set contributes

@@ -107,6 +107,36 @@ func TestLimitsRefuse(t *testing.T) {
 		{"4 spreads in a set", "{ ...A ... on Query { ...A ...A } ...A }\nfragment A on Query { a }", "limit: spreads"},
 		{"3 spreads in a set", "{ ...A ... on Query { ...A } ...A }\nfragment A on Query { a }", ""},
 	}
+	// Questions about the schema are bounded at 20 levels whatever the
+	// depth limit, as graphql-java's good-faith introspection check bounds
+	// them in DataHub; __type or __schema may come through fragments, and
+	// the whole operation is bounded, not only the introspection fields.
+	ofTypes := func(depth int) string { // under __type: depth-2 ofType, then name
+		return strings.Repeat("ofType { ", depth-2) + "name" + strings.Repeat(" }", depth-2)
+	}
+	for _, c := range []struct {
+		name, doc, operation string
+		refused              string
+	}{
+		{"__type 20 deep", `{ __type(name: "String") { ` + ofTypes(20) + ` } }`, "", ""},
+		{"__type 21 deep", `{ __type(name: "String") { ` + ofTypes(21) + ` } }`, "", "limit: introspection depth"},
+		{"__schema 21 deep", `{ __schema { queryType { ` + ofTypes(20) + ` } } }`, "", "limit: introspection depth"},
+		{"__type 21 deep through fragments", "{ ...F }\nfragment F on Query { ... on Query { __type(name: \"String\") { " + ofTypes(21) + " } } }", "", "limit: introspection depth"},
+		{"21 deep beside __type", `{ __type(name: "String") { name } ` + nested(21)[1:], "", "limit: introspection depth"},
+		{"21 deep beside __typename", `{ __typename ` + nested(21)[1:], "", ""},
+		{"another operation asks __type 21 deep", "query A { __type(name: \"String\") { name } " + nested(21)[1:] + "\nquery B { a }", "B", ""},
+		{"21 deep, the operation run asks __type", "query A { __type(name: \"String\") { name } " + nested(21)[1:] + "\nquery B { a }", "A", "limit: introspection depth"},
+	} {
+		err := CheckDocument(c.doc, c.operation, nil, Limits{Depth: 50})
+		switch {
+		case c.refused == "" && err != nil:
+			t.Errorf("%s: refused: %v", c.name, err)
+		case c.refused != "" && err == nil:
+			t.Errorf("%s: admitted, want refused (%s)", c.name, c.refused)
+		case c.refused != "" && !strings.Contains(err.Message, c.refused):
+			t.Errorf("%s: refused with %q, want it to say %q", c.name, err.Message, c.refused)
+		}
+	}
 	for _, c := range cases {
 		began := time.Now()
 		err := CheckDocument(c.doc, "", nil, l)

@@ -23,7 +23,23 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 // Mutation returns the mutation resolver.
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+// CorpUserProperties returns the resolver of a user's properties.
+func (r *Resolver) CorpUserProperties() CorpUserPropertiesResolver {
+	return &corpUserPropertiesResolver{r}
+}
+
 type queryResolver struct{ *Resolver }
+
+type corpUserPropertiesResolver struct{ *Resolver }
+
+// Manager loads the user's manager when a query asks for it; null when the
+// user has none, or when no such user exists.
+func (r *corpUserPropertiesResolver) Manager(ctx context.Context, p *model.CorpUserProperties) (*model.CorpUser, error) {
+	if p.ManagerURN == "" {
+		return nil, nil
+	}
+	return r.Query().CorpUser(ctx, p.ManagerURN)
+}
 
 type mutationResolver struct{ *Resolver }
 
@@ -38,8 +54,9 @@ func (r *queryResolver) Me(ctx context.Context) (*model.AuthenticatedUser, error
 			GeneratePersonalAccessTokens: privs[reference.PrivGenerateAccessTokens],
 			ManageTokens:                 privs[reference.PrivManageAccessTokens],
 			ManagePolicies:               privs[reference.PrivManagePolicies],
-			CreateTags:                   privs[reference.PrivCreateTags],
+			CreateTags:                   privs.CanCreateTags(),
 			ManageTags:                   privs[reference.PrivManageTags],
+			ManageUserCredentials:        privs[reference.PrivManageUserCredentials],
 		},
 	}, nil
 }

@@ -458,3 +458,38 @@ func TestGraphiQLWithoutPagesIsNotImplemented(t *testing.T) {
 		t.Errorf("assets without pages: %d, want 404", r.status)
 	}
 }
+
+// TestManagersAreLoadedWhenAsked: properties.manager is the user that
+// corpUserInfo's managerUrn names, loaded only when a query asks (two users
+// who manage each other are answered as deep as the query goes); a user
+// without one, or whose managerUrn is not a user's URN, has none.
+func TestManagersAreLoadedWhenAsked(t *testing.T) {
+	tr := start(t, true)
+	ctx := reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser})
+	id := uuid.NewString()[:8]
+	ann, bob, cid, dee := "urn:li:corpuser:ann-"+id, "urn:li:corpuser:bob-"+id, "urn:li:corpuser:cid-"+id, "urn:li:corpuser:dee-"+id
+	for urn, info := range map[string]string{
+		ann: `{"active":true,"title":"Analyst","managerUrn":"` + bob + `"}`,
+		bob: `{"active":true,"displayName":"Bob","managerUrn":"` + ann + `"}`,
+		cid: `{"active":true}`,
+		dee: `{"active":true,"managerUrn":"urn:li:tag:boss"}`,
+	} {
+		p := reference.Proposal{EntityType: "corpuser", EntityURN: urn, ChangeType: "UPSERT", AspectName: "corpUserInfo",
+			Aspect: &reference.GenericAspect{Value: info, ContentType: "application/json"}}
+		if _, err := tr.svc.IngestProposal(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const q = `query($u: String!) { corpUser(urn: $u) { properties { title manager { urn properties { displayName manager { urn properties { manager { urn } } } } } } } }`
+	r := do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, "application/json", gql(q, map[string]any{"u": ann}))
+	want := `{"data":{"corpUser":{"properties":{"title":"Analyst","manager":{"urn":"` + bob + `","properties":{"displayName":"Bob","manager":{"urn":"` + ann + `","properties":{"manager":{"urn":"` + bob + `"}}}}}}}}}`
+	if r.status != 200 || r.body != want {
+		t.Errorf("managers of Ann: %d %s\nwant %s", r.status, r.body, want)
+	}
+	for _, u := range []string{cid, dee} {
+		r := do(t, "POST", tr.gms.URL+"/api/graphql", tr.rootToken, "application/json", gql(`query($u: String!) { corpUser(urn: $u) { properties { manager { urn } } } }`, map[string]any{"u": u}))
+		if want := `{"data":{"corpUser":{"properties":{"manager":null}}}}`; r.status != 200 || r.body != want {
+			t.Errorf("manager of %s: %d %s, want %s", u, r.status, r.body, want)
+		}
+	}
+}

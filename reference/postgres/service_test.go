@@ -167,6 +167,53 @@ func TestTokensForOthersNeedManage(t *testing.T) {
 	}
 }
 
+// TestNoExpiryCanBeRefused: with RefuseNoExpiry (ACCESS_TOKEN_ALLOW_NO_EXPIRY
+// false) a NO_EXPIRY token is refused as a bad request, after the caller's
+// privileges, and none is made; other durations and the operator's own
+// minting are not affected.
+func TestNoExpiryCanBeRefused(t *testing.T) {
+	f := newFixture(t)
+	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := reference.NewService(testDB, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt"), RefuseNoExpiry: true})
+	if svc.AllowsNoExpiry() || !f.svc.AllowsNoExpiry() {
+		t.Errorf("AllowsNoExpiry: %t with RefuseNoExpiry, %t without", svc.AllowsNoExpiry(), f.svc.AllowsNoExpiry())
+	}
+	ann, bob := f.user(t), f.user(t)
+	own := func(u reference.URN) int {
+		list, _, err := svc.ListAccessTokens(root, reference.ListAccessTokensInput{Filters: map[string][]string{"actorUrn": {u.String()}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list)
+	}
+	never := reference.CreateAccessTokenInput{ActorURN: ann.String(), Duration: reference.DurationNoExpiry, Name: "never"}
+	if _, _, err := svc.CreateAccessToken(as(ann), never); reference.ErrorCodeOf(err) != reference.EBADREQUEST || !strings.Contains(err.Error(), "ACCESS_TOKEN_ALLOW_NO_EXPIRY") {
+		t.Errorf("NO_EXPIRY refused: %v, want BAD_REQUEST naming ACCESS_TOKEN_ALLOW_NO_EXPIRY", err)
+	}
+	if n := own(ann); n != 0 {
+		t.Errorf("a refused NO_EXPIRY made %d tokens", n)
+	}
+	forBob := never
+	forBob.ActorURN = bob.String()
+	if _, _, err := svc.CreateAccessToken(as(ann), forBob); reference.ErrorCodeOf(err) != reference.EUNAUTHORIZED {
+		t.Errorf("NO_EXPIRY for someone else without MANAGE_ACCESS_TOKENS: %v, want UNAUTHORIZED first", err)
+	}
+	if _, _, err := f.svc.CreateAccessToken(as(ann), never); err != nil {
+		t.Errorf("NO_EXPIRY without RefuseNoExpiry: %v", err)
+	}
+	hour := never
+	hour.Duration = reference.DurationOneHour
+	if _, _, err := svc.CreateAccessToken(as(ann), hour); err != nil {
+		t.Errorf("ONE_HOUR with RefuseNoExpiry: %v", err)
+	}
+	if _, info, err := svc.MintAccessToken(context.Background(), forBob); err != nil || info.ExpiresAt != nil {
+		t.Errorf("the operator's NO_EXPIRY token: expiresAt %v, %v", info.ExpiresAt, err)
+	}
+}
+
 func TestListAccessTokensNeverHoldsRawToken(t *testing.T) {
 	f := newFixture(t)
 	ann := f.user(t)

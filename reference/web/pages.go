@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,6 +90,15 @@ var durations = []duration{
 }
 
 const defaultDuration = reference.DurationOneMonth
+
+// offered is the durations the form offers: "Never" only where the service
+// makes tokens that never expire, as DataHub's page hides it otherwise.
+func offered(noExpiry bool) []duration {
+	if noExpiry {
+		return durations
+	}
+	return slices.DeleteFunc(slices.Clone(durations), func(d duration) bool { return d.Value == reference.DurationNoExpiry })
+}
 
 // safeNext is where to go after signing in: a path on this site, else the
 // tokens page. It is judged as it will finally be sent, in the Location
@@ -271,7 +281,7 @@ func (p *Pages) tokensData(s *signedIn) (tokensPage, error) {
 	d := tokensPage{
 		layout:      layout{Title: "Manage Access Tokens", User: s.actor.URN.ID, CSRF: p.csrfToken("session\x00" + s.raw)},
 		AuthEnabled: p.svc.AuthEnabled(),
-		Durations:   durations,
+		Durations:   offered(p.svc.AllowsNoExpiry()),
 		Form:        tokenForm{Duration: defaultDuration},
 	}
 	_, privs, err := p.svc.Me(s.ctx)

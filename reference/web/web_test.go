@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -489,6 +490,21 @@ func TestSignOutOverTLSForgetsTheSecureCookie(t *testing.T) {
 // TestTokensPageShowsWhatWasAsked: the form to make a token opens when
 // asked (?new), the notice of a revocation shows after one (?revoked), and
 // neither otherwise.
+// TestNeverIsOfferedOnlyWhereTokensMayNeverExpire: the form offers "Never"
+// only when the service makes tokens that never expire, as DataHub's page.
+func TestNeverIsOfferedOnlyWhereTokensMayNeverExpire(t *testing.T) {
+	for _, allowed := range []bool{true, false} {
+		got := offered(allowed)
+		never := slices.ContainsFunc(got, func(d duration) bool { return d.Value == reference.DurationNoExpiry })
+		if never != allowed || len(got) != len(durations)-1+map[bool]int{true: 1}[allowed] {
+			t.Errorf("offered(%t) = %v", allowed, got)
+		}
+	}
+	if len(durations) != 8 || durations[7].Value != reference.DurationNoExpiry {
+		t.Errorf("offered(false) changed the durations: %v", durations)
+	}
+}
+
 func TestTokensPageShowsWhatWasAsked(t *testing.T) {
 	s := newSite(t, false)
 	c := s.browser(t)

@@ -91,6 +91,8 @@ Environment:
   DATAHUB_TOKEN_SERVICE_SIGNING_KEY   HS256 key, 32+ characters (default: generated once, kept in the database)
   DATAHUB_TOKEN_SERVICE_SALT          salt of stored token ids, 32+ characters (default: as the key)
   DATAHUB_TOKEN_SERVICE_ISSUER        the tokens' iss (default datahub-metadata-service)
+  ACCESS_TOKEN_ALLOW_NO_EXPIRY        false refuses createAccessToken for NO_EXPIRY tokens, as
+                                      current DataHub does by default (default true)
   CATALOGD_ROOT_PASSWORD              the root user's password (default: generated and printed once)
   CATALOGD_DB_TIMEOUT                 one database call (default 5s)
   CATALOGD_REQUEST_TIMEOUT            one request end to end (default 30s)
@@ -111,7 +113,8 @@ Environment:
   CATALOGD_MAX_HEADER_BYTES           request headers (default 65536)
   CATALOGD_GRAPHQL_MAX_TOKENS         tokens of a GraphQL document (default 15000)
   CATALOGD_GRAPHQL_MAX_FIELDS         fields after fragment expansion (default 5000)
-  CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 50, as DataHub)
+  CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 50, as DataHub; 20 at most
+                                      for __schema and __type, as DataHub)
   CATALOGD_GRAPHQL_MAX_SAME_NAME      one response name in one selection set (default 100)
   CATALOGD_GRAPHQL_MAX_SPREADS        fragment spreads in one selection set (default 100)
   CATALOGD_GRAPHQL_MAX_FRAGMENTS      fragments of one document (default 250)

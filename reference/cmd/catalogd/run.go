@@ -187,6 +187,12 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 			return nil, nil, fmt.Errorf("METADATA_SERVICE_AUTH_ENABLED must be true or false, not %q", v)
 		}
 	}
+	allowNoExpiry := true
+	if v := getenv("ACCESS_TOKEN_ALLOW_NO_EXPIRY"); v != "" {
+		if allowNoExpiry, err = strconv.ParseBool(strings.TrimSpace(v)); err != nil {
+			return nil, nil, fmt.Errorf("ACCESS_TOKEN_ALLOW_NO_EXPIRY must be true or false, not %q", v)
+		}
+	}
 	now, err := clock(getenv)
 	if err != nil {
 		return nil, nil, err
@@ -200,7 +206,8 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		b.cache = postgres.NewCache(b.db, b.provided.URL, logger)
 		store = b.cache
 	}
-	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, MaxTokensPerUser: b.limits.tokensPerUser, MaxSessionsPerUser: b.limits.sessionsPerUser, SignInThrottle: b.limits.throttle})
+	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, RefuseNoExpiry: !allowNoExpiry,
+		MaxTokensPerUser: b.limits.tokensPerUser, MaxSessionsPerUser: b.limits.sessionsPerUser, SignInThrottle: b.limits.throttle})
 	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
 	if err != nil {
 		return nil, nil, err

@@ -53,6 +53,7 @@ func TestRunRefusesBadInvocations(t *testing.T) {
 		"unknown command":    {[]string{"catalogd", "launch"}, nil, `unknown command "launch"`},
 		"token without name": {[]string{"catalogd", "token", "create"}, nil, "--name is required"},
 		"bad auth flag":      {[]string{"catalogd", "token", "create", "--name", "x"}, map[string]string{"METADATA_SERVICE_AUTH_ENABLED": "maybe"}, "METADATA_SERVICE_AUTH_ENABLED"},
+		"bad no-expiry flag": {[]string{"catalogd", "token", "create", "--name", "x"}, map[string]string{"ACCESS_TOKEN_ALLOW_NO_EXPIRY": "sometimes"}, "ACCESS_TOKEN_ALLOW_NO_EXPIRY must be true or false"},
 		"short signing key":  {[]string{"catalogd", "token", "create", "--name", "x"}, map[string]string{"DATAHUB_TOKEN_SERVICE_SIGNING_KEY": "short"}, "at least 32"},
 		"unknown actor":      {[]string{"catalogd", "token", "create", "--name", "x", "--actor", "urn:li:corpuser:nobody"}, nil, "does not exist"},
 		"bad duration":       {[]string{"catalogd", "token", "create", "--name", "x", "--duration", "FOREVER"}, nil, "ONE_HOUR, ONE_DAY"},
@@ -252,4 +253,19 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestNoExpirySettingReachesTheService: tokens that never expire are made
+// unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is false, as the README says.
+func TestNoExpirySettingReachesTheService(t *testing.T) {
+	for value, want := range map[string]bool{"": true, " false ": false} {
+		b, _, err := open(context.Background(), common{logLevel: "error"}, env(map[string]string{"ACCESS_TOKEN_ALLOW_NO_EXPIRY": value}), io.Discard, io.Discard, false)
+		if err != nil {
+			t.Fatalf("ACCESS_TOKEN_ALLOW_NO_EXPIRY=%q: %v", value, err)
+		}
+		if got := b.svc.AllowsNoExpiry(); got != want {
+			t.Errorf("ACCESS_TOKEN_ALLOW_NO_EXPIRY=%q: AllowsNoExpiry() = %t, want %t", value, got, want)
+		}
+		b.close()
+	}
 }

@@ -57,11 +57,14 @@ type AuthenticatedUser struct {
 }
 
 type CorpUser struct {
-	Urn      string          `json:"urn"`
-	Type     EntityType      `json:"type"`
-	Username string          `json:"username"`
-	Info     *CorpUserInfo   `json:"info,omitempty"`
-	Status   *CorpUserStatus `json:"status,omitempty"`
+	Urn      string     `json:"urn"`
+	Type     EntityType `json:"type"`
+	Username string     `json:"username"`
+	// The user's properties, from their corpUserInfo aspect.
+	Properties *CorpUserProperties `json:"properties,omitempty"`
+	// Deprecated in DataHub in favour of properties; the same aspect.
+	Info   *CorpUserInfo   `json:"info,omitempty"`
+	Status *CorpUserStatus `json:"status,omitempty"`
 }
 
 type CorpUserInfo struct {
@@ -130,6 +133,7 @@ type PlatformPrivileges struct {
 	ManagePolicies               bool `json:"managePolicies"`
 	CreateTags                   bool `json:"createTags"`
 	ManageTags                   bool `json:"manageTags"`
+	ManageUserCredentials        bool `json:"manageUserCredentials"`
 }
 
 type Policy struct {
