@@ -215,27 +215,37 @@ func (e *budgetExtension) InterceptRootField(ctx context.Context, next graphql.R
 		return graphql.Null
 	}
 	m := next(ctx)
-	w := &limitWriter{left: b.left}
+	w := newLimitWriter(b.left)
 	m.MarshalGQL(w)
 	if w.over {
 		b.over = true
 		return graphql.Null
 	}
 	b.left -= w.n
-	return rendered(w.blocks)
+	return rendered{w}
 }
 
 // limitWriter keeps what is written until left is spent, then nothing. It
 // keeps it in blocks of a fixed size, so that growing never copies what it
-// holds (a doubling buffer allocates twice an answer's size as it goes).
+// holds (a doubling buffer allocates twice an answer's size as it goes);
+// the first block and the list of blocks are part of it, so that a small
+// answer costs one allocation.
 type limitWriter struct {
 	blocks [][]byte
 	n      int
 	left   int
 	over   bool
+	first  [512]byte
+	list   [4][]byte
 }
 
 const blockSize = 64 << 10
+
+func newLimitWriter(left int) *limitWriter {
+	w := &limitWriter{left: left}
+	w.blocks = append(w.list[:0], w.first[:0])
+	return w
+}
 
 func (w *limitWriter) Write(p []byte) (int, error) {
 	n := len(p)
@@ -249,14 +259,9 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 	w.n += n
 	for len(p) > 0 {
 		k := len(w.blocks)
-		if k == 0 || len(w.blocks[k-1]) == cap(w.blocks[k-1]) {
-			// Blocks double from 512 bytes up to blockSize: a small
-			// answer stays small.
-			size := 512
-			if k > 0 {
-				size = min(blockSize, 2*cap(w.blocks[k-1]))
-			}
-			w.blocks = append(w.blocks, make([]byte, 0, size))
+		if last := w.blocks[k-1]; len(last) == cap(last) {
+			// Blocks double up to blockSize: a small answer stays small.
+			w.blocks = append(w.blocks, make([]byte, 0, min(blockSize, 2*cap(last))))
 			k++
 		}
 		last := w.blocks[k-1]
@@ -267,11 +272,37 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// WriteString is Write without the copy io.WriteString would make (gqlgen
+// writes every string value with it).
+func (w *limitWriter) WriteString(s string) (int, error) {
+	n := len(s)
+	if w.over {
+		return n, nil
+	}
+	if n > w.left-w.n {
+		w.over, w.blocks = true, nil
+		return n, nil
+	}
+	w.n += n
+	for len(s) > 0 {
+		k := len(w.blocks)
+		if last := w.blocks[k-1]; len(last) == cap(last) {
+			w.blocks = append(w.blocks, make([]byte, 0, min(blockSize, 2*cap(last))))
+			k++
+		}
+		last := w.blocks[k-1]
+		take := min(cap(last)-len(last), len(s))
+		w.blocks[k-1] = append(last, s[:take]...)
+		s = s[take:]
+	}
+	return n, nil
+}
+
 // rendered is a root field already written out.
-type rendered [][]byte
+type rendered struct{ w *limitWriter }
 
 func (r rendered) MarshalGQL(w io.Writer) {
-	for _, b := range r {
+	for _, b := range r.w.blocks {
 		_, _ = w.Write(b)
 	}
 }

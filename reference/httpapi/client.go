@@ -60,7 +60,11 @@ func (s *Server) clientOf(r *http.Request) reference.Client {
 		return c
 	}
 	peer = peer.Unmap()
-	c.Addr = peer.String()
+	if peer.Is4() && !strings.Contains(host, ":") {
+		c.Addr = host // already as String would write it
+	} else {
+		c.Addr = peer.String()
+	}
 	if !s.trusts(peer) {
 		return c
 	}
