@@ -11,7 +11,7 @@ import (
 
 // maxPeakRSS bounds catalogd's resident memory at its peak while it
 // answers the most expensive request a user can build under the limits
-// (BENCHMARKS.md, "Response budgets"). Measured: 60 to 102 MB, from 25 MB
+// (BENCHMARKS.md, "Response budgets"). Measured: 53 to 83 MB, from 24 MB
 // at rest; before the budgets, the same requests took it to 617 MB,
 // 638 MB and 1,836 MB.
 const maxPeakRSS = 200 << 10 // kB
