@@ -108,6 +108,7 @@ FUZZ_TARGETS := \
 	./reference/jwt:FuzzTokenVerify \
 	./reference/httpapi:FuzzGraphQLRequest \
 	./reference/httpapi:FuzzProposal \
+	./reference/httpapi:FuzzOpenAPIItems \
 	./reference/graph:FuzzCheckDocument
 
 fuzz:

@@ -23,11 +23,11 @@ Feature: How the HTTP tiers answer what they cannot serve
     And the answer explains itself in JSON with its status and a message
 
     Examples:
-      | flaw                             | status |
-      | whose body is not JSON           | 400    |
-      | whose body has no proposal       | 400    |
-      | for an action that is not served | 400    |
-      | whose body is larger than a MiB  | 413    |
+      | flaw                                                 | status |
+      | whose body is not JSON                               | 400    |
+      | whose body has no proposal                           | 400    |
+      | for an action that is not served                     | 400    |
+      | whose body is larger than DataHub's 16,000,000 bytes | 413    |
 
   @id:httpx-03 @should @core
   Scenario Outline: A GraphQL request whose <parameter> is refused with status 400

@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
-	"unicode"
 )
 
 // entitySpec says how an entity type is shown on the entity paths and what
@@ -15,34 +14,14 @@ import (
 type entitySpec struct {
 	snapshot string            // com.linkedin.metadata.snapshot.<X>Snapshot
 	aspects  map[string]string // aspect name -> fully qualified class
-	// anyAspect lets ingestion write aspects not listed (dataset).
-	anyAspect bool
 	// ingestible is false for entities only GraphQL may write.
 	ingestible bool
 }
 
 var entities = map[string]entitySpec{
-	EntityCorpUser: {snapshot: "CorpUserSnapshot", ingestible: true, aspects: map[string]string{
-		AspectCorpUserKey:      "com.linkedin.metadata.key.CorpUserKey",
-		AspectCorpUserInfo:     "com.linkedin.identity.CorpUserInfo",
-		AspectCorpUserStatus:   "com.linkedin.identity.CorpUserStatus",
-		"corpUserEditableInfo": "com.linkedin.identity.CorpUserEditableInfo",
-	}},
-	EntityTag: {snapshot: "TagSnapshot", ingestible: true, aspects: map[string]string{
-		AspectTagKey:        "com.linkedin.metadata.key.TagKey",
-		AspectTagProperties: "com.linkedin.tag.TagProperties",
-		"ownership":         "com.linkedin.common.Ownership",
-	}},
-	EntityDataset: {snapshot: "DatasetSnapshot", ingestible: true, anyAspect: true, aspects: map[string]string{
-		"datasetKey":                "com.linkedin.metadata.key.DatasetKey",
-		"datasetProperties":         "com.linkedin.dataset.DatasetProperties",
-		"editableDatasetProperties": "com.linkedin.dataset.EditableDatasetProperties",
-		"schemaMetadata":            "com.linkedin.schema.SchemaMetadata",
-		"status":                    "com.linkedin.common.Status",
-		"globalTags":                "com.linkedin.common.GlobalTags",
-		"ownership":                 "com.linkedin.common.Ownership",
-		"subTypes":                  "com.linkedin.common.SubTypes",
-	}},
+	EntityCorpUser: {snapshot: "CorpUserSnapshot", ingestible: true, aspects: datahubAspects[EntityCorpUser]},
+	EntityTag:      {snapshot: "TagSnapshot", ingestible: true, aspects: datahubAspects[EntityTag]},
+	EntityDataset:  {snapshot: "DatasetSnapshot", ingestible: true, aspects: datahubAspects[EntityDataset]},
 	EntityPolicy: {snapshot: "DataHubPolicySnapshot", aspects: map[string]string{
 		AspectPolicyKey:  "com.linkedin.metadata.key.DataHubPolicyKey",
 		AspectPolicyInfo: "com.linkedin.policy.DataHubPolicyInfo",
@@ -53,18 +32,19 @@ var entities = map[string]entitySpec{
 	}},
 }
 
-// className returns the fully qualified class of an aspect, "" for one that
-// is never shown (credentials).
+// className returns the fully qualified class of an aspect of the entity
+// type, "" for one it does not have or that is never shown (credentials).
 func (e entitySpec) className(aspect string) string {
-	if c, ok := e.aspects[aspect]; ok {
-		return c
-	}
-	if !e.anyAspect {
+	if hiddenAspects[aspect] {
 		return ""
 	}
-	r := []rune(aspect)
-	r[0] = unicode.ToUpper(r[0])
-	return "com.linkedin.common." + string(r)
+	return e.aspects[aspect]
+}
+
+// shown says whether the entity reads show the aspect: one of the entity's,
+// neither hidden nor a timeseries aspect.
+func (e entitySpec) shown(aspect string) bool {
+	return e.className(aspect) != "" && !timeseriesAspects[aspect]
 }
 
 // Snapshot is an entity as the entity paths show it.
@@ -111,8 +91,8 @@ func (s *Service) Entity(ctx context.Context, rawURN string) (*Snapshot, error) 
 	}
 	snap := &Snapshot{Class: "com.linkedin.metadata.snapshot." + spec.snapshot, URN: urn}
 	for _, a := range aspects {
-		if class := spec.className(a.Name); class != "" {
-			snap.Aspects = append(snap.Aspects, SnapshotAspect{Class: class, Value: a.Value})
+		if spec.shown(a.Name) {
+			snap.Aspects = append(snap.Aspects, SnapshotAspect{Class: spec.className(a.Name), Value: a.Value})
 		}
 	}
 	if len(snap.Aspects) == 0 {
@@ -139,47 +119,16 @@ type GenericAspect struct {
 // IngestProposal upserts one aspect: the caller needs EDIT_ENTITY on the
 // entity. Policies and tokens cannot be written this way.
 func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
-	urn, err := ParseURN(p.EntityURN)
+	c, err := checkProposal(p)
 	if err != nil {
 		return URN{}, err
 	}
-	if p.EntityType != "" && !strings.EqualFold(p.EntityType, urn.EntityType) {
-		return URN{}, Errorf(EBADREQUEST, "entityType %q does not match the urn's %q", Truncate(p.EntityType, 50), urn.EntityType)
-	}
-	if p.ChangeType != "UPSERT" {
-		return URN{}, Errorf(EBADREQUEST, "changeType must be UPSERT")
-	}
-	spec, known := entities[urn.EntityType]
-	if !known || !spec.ingestible {
-		return URN{}, Errorf(EBADREQUEST, "entity type %q cannot be ingested", urn.EntityType)
-	}
-	if urn.EntityType == EntityDataset && !datasetID.MatchString(urn.ID) {
-		return URN{}, Errorf(EBADREQUEST, "a dataset urn has the form urn:li:dataset:(urn:li:dataPlatform:<platform>,<name>,<origin>), not %s", Excerpt(urn.String()))
-	}
-	if !aspectNameShape(p.AspectName) || spec.className(p.AspectName) == "" {
-		return URN{}, Errorf(EBADREQUEST, "aspect %q is not an aspect of %s", Truncate(p.AspectName, 100), urn.EntityType)
-	}
-	if p.Aspect == nil {
-		return URN{}, Errorf(EBADREQUEST, "aspect is missing")
-	}
-	if ct := p.Aspect.ContentType; ct != "" && ct != "application/json" {
-		return URN{}, Errorf(EBADREQUEST, "aspect contentType must be application/json")
-	}
-	var value map[string]any
-	if err := json.Unmarshal([]byte(p.Aspect.Value), &value); err != nil || value == nil {
-		return URN{}, Errorf(EBADREQUEST, "aspect value must be a JSON object in a string")
-	}
-	if HoldsNUL(value) {
-		return URN{}, Errorf(EBADREQUEST, "aspect value may not contain U+0000 (NUL) in any string or key")
-	}
-	if err := checkFieldTypes(p.AspectName, []byte(p.Aspect.Value)); err != nil {
-		return URN{}, err
-	}
-	caller, err := s.require(ctx, urn, PrivEditEntity)
+	caller, err := s.require(ctx, c.urn, PrivEditEntity)
 	if err != nil {
 		return URN{}, err
 	}
-	a := Aspect{URN: urn, Name: p.AspectName, Value: json.RawMessage(p.Aspect.Value), CreatedAt: s.cfg.Now(), CreatedBy: caller.URN.String()}
+	urn := c.urn
+	a := Aspect{URN: urn, Name: c.aspect, Value: c.value, CreatedAt: s.cfg.Now(), CreatedBy: caller.URN.String()}
 	keyName, keyValue, hasKey := keyAspect(urn)
 	if !hasKey || keyName == a.Name {
 		if err := s.store.UpsertAspect(ctx, a); err != nil {
@@ -201,6 +150,56 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 		return URN{}, err
 	}
 	return urn, nil
+}
+
+// checkedProposal is a proposal that may be written, once the caller may.
+type checkedProposal struct {
+	urn    URN
+	aspect string
+	value  json.RawMessage
+}
+
+// checkProposal checks everything about a proposal but who sends it: an
+// upsert of an aspect of an ingestible entity, whose value is a JSON object
+// of the aspect's schema.
+func checkProposal(p Proposal) (checkedProposal, error) {
+	urn, err := ParseURN(p.EntityURN)
+	if err != nil {
+		return checkedProposal{}, err
+	}
+	if p.EntityType != "" && !strings.EqualFold(p.EntityType, urn.EntityType) {
+		return checkedProposal{}, Errorf(EBADREQUEST, "entityType %q does not match the urn's %q", Truncate(p.EntityType, 50), urn.EntityType)
+	}
+	if p.ChangeType != "UPSERT" {
+		return checkedProposal{}, Errorf(EBADREQUEST, "changeType must be UPSERT")
+	}
+	spec, known := entities[urn.EntityType]
+	if !known || !spec.ingestible {
+		return checkedProposal{}, Errorf(EBADREQUEST, "entity type %q cannot be ingested", urn.EntityType)
+	}
+	if urn.EntityType == EntityDataset && !datasetID.MatchString(urn.ID) {
+		return checkedProposal{}, Errorf(EBADREQUEST, "a dataset urn has the form urn:li:dataset:(urn:li:dataPlatform:<platform>,<name>,<origin>), not %s", Excerpt(urn.String()))
+	}
+	if !aspectNameShape(p.AspectName) || spec.className(p.AspectName) == "" {
+		return checkedProposal{}, Errorf(EBADREQUEST, "aspect %q is not an aspect of %s", Truncate(p.AspectName, 100), urn.EntityType)
+	}
+	if p.Aspect == nil {
+		return checkedProposal{}, Errorf(EBADREQUEST, "aspect is missing")
+	}
+	if ct := p.Aspect.ContentType; ct != "" && ct != "application/json" {
+		return checkedProposal{}, Errorf(EBADREQUEST, "aspect contentType must be application/json")
+	}
+	var value map[string]any
+	if err := json.Unmarshal([]byte(p.Aspect.Value), &value); err != nil || value == nil {
+		return checkedProposal{}, Errorf(EBADREQUEST, "aspect value must be a JSON object in a string")
+	}
+	if HoldsNUL(value) {
+		return checkedProposal{}, Errorf(EBADREQUEST, "aspect value may not contain U+0000 (NUL) in any string or key")
+	}
+	if err := checkFieldTypes(p.AspectName, []byte(p.Aspect.Value)); err != nil {
+		return checkedProposal{}, err
+	}
+	return checkedProposal{urn: urn, aspect: p.AspectName, value: json.RawMessage(p.Aspect.Value)}, nil
 }
 
 // keyAspect is the key aspect of an ingestible entity, derived from its

@@ -37,6 +37,11 @@ type Store interface {
 	CreateEntity(ctx context.Context, aspects []Aspect) error
 	// UpsertAspect writes an aspect, replacing one of the same name.
 	UpsertAspect(ctx context.Context, a Aspect) error
+	// WriteAspects writes, in one transaction, every aspect of upserts
+	// (replacing one of the same name) and every aspect of keys that does
+	// not exist yet: all of them, or nothing when any fails. No two
+	// upserts name the same aspect of the same entity.
+	WriteAspects(ctx context.Context, upserts, keys []Aspect) error
 	// ReplaceAspect replaces an existing aspect; ENOTFOUND when there is none.
 	ReplaceAspect(ctx context.Context, a Aspect) error
 	// DeleteEntity removes every aspect of urn; false when there were none.

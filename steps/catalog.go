@@ -33,7 +33,7 @@ var levels = []string{levelMust, levelShould, levelMay}
 // Capabilities a scenario can need, tagged @cap:<name>. The last four need
 // an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
-	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion",
+	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion", "restli", "openapi",
 	"auth-disabled", "auth-disabled-frontend", "clock", "replicas", "ui",
 }
 

@@ -37,8 +37,10 @@ var ingestionFlaws = map[string]struct {
 	"whose body is not JSON":           {"/aspects?action=ingestProposal", func() []byte { return []byte(`{"proposal": `) }},
 	"whose body has no proposal":       {"/aspects?action=ingestProposal", func() []byte { return []byte(`{"something": "else"}`) }},
 	"for an action that is not served": {"/aspects?action=catalogspecNoSuchAction", func() []byte { return []byte(`{"proposal": {}}`) }},
-	"whose body is larger than a MiB": {"/aspects?action=ingestProposal", func() []byte {
-		return []byte(`{"proposal": {"padding": "` + strings.Repeat("x", 1<<20+16) + `"}}`)
+	// DataHub's limit, under which DataHub's SDK sizes its batches: below
+	// it an ingestion must be taken (restli.feature, openapi.feature).
+	"whose body is larger than DataHub's 16,000,000 bytes": {"/aspects?action=ingestProposal", func() []byte {
+		return []byte(`{"proposal": {"padding": "` + strings.Repeat("x", 16_000_000) + `"}}`)
 	}},
 }
 
@@ -318,7 +320,7 @@ func namesInActorHeader(ctx context.Context, what string) error {
 // registerHTTPDetailSteps registers the steps of http_details.feature.
 func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the configuration says the server is capable of stateful ingestion$`, configSaysStatefulIngestion)
-	s.Step(`^the administrator sends an ingestion request (whose body is not JSON|whose body has no proposal|for an action that is not served|whose body is larger than a MiB)$`, adminSendsFlawedIngestion)
+	s.Step(`^the administrator sends an ingestion request (whose body is not JSON|whose body has no proposal|for an action that is not served|whose body is larger than DataHub's 16,000,000 bytes)$`, adminSendsFlawedIngestion)
 	s.Step(`^the administrator sends a GraphQL request whose (query is blank|variables are a list|operationName is a number|extensions are a string|query key appears twice)$`, adminSendsFlawedGraphQL)
 	s.Step(`^the administrator sends a GraphQL request with an operation name, extensions and null variables$`, adminSendsGraphQLWithAllParameters)
 	s.Step(`^the administrator sends a GraphQL request larger than a MiB to the frontend$`, adminSendsLargeGraphQLToFrontend)

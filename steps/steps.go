@@ -33,6 +33,7 @@ func registerSteps(s stepRegistrar) {
 	registerUISteps(s)
 	registerResetSteps(s)
 	registerSecuritySteps(s)
+	registerSDKSteps(s)
 	s.Step(`^`+who+` asks the GraphQL endpoint to describe its schema$`, asksForSchema)
 	s.Step(`^the answer describes a schema whose queries include me and tag$`, schemaDescribed)
 	s.Step(`^`+who+` asks the GraphQL endpoint about the type (\w+), naming it in a variable$`, asksAboutType)

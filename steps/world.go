@@ -84,6 +84,7 @@ type world struct {
 	graphqlState               // graphql_http.go
 	hostileState               // hostile.go
 	uiState                    // ui.go
+	sdkState                   // sdk.go, restli.go, openapi.go
 	securityState              // security.go
 	paged         *pagedTokens // token_requests.go
 	shots         int          // screenshots taken of failing steps

@@ -96,3 +96,41 @@ func duplicateKey(body []byte) (string, bool) {
 	}
 	return "", false
 }
+
+// FuzzOpenAPIItems: the OpenAPI v3 body decoder never panics, its messages
+// stay short and quote at most a key's excerpt, and what it accepts for a
+// write is a JSON list of objects, each with a urn and each aspect's value
+// an object.
+func FuzzOpenAPIItems(f *testing.F) {
+	for _, s := range []string{
+		`[{"urn": "urn:li:dataset:(urn:li:dataPlatform:hive,t,PROD)", "datasetProperties": {"value": {"description": "d"}, "systemMetadata": null, "headers": {}}}]`,
+		`[]`, `{}`, `[{}]`, `[{"urn": 1}]`, `[{"urn": "u", "a": {"value": "x"}}]`, `[{"urn": "u", "a": []}]`, `[1]`, `[`, ``,
+		`[{"urn": "u", "` + strings.Repeat("k", 300) + `": {"value": {}}}]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		items, err := decodeOpenAPIItems(body, true)
+		if err != nil {
+			if len(err.Error()) > 160 {
+				t.Fatalf("the message is %d bytes: %.300s", len(err.Error()), err)
+			}
+			return
+		}
+		var raw []map[string]json.RawMessage
+		if json.Unmarshal(body, &raw) != nil || len(raw) != len(items) {
+			t.Fatalf("accepted %q, which is not a JSON list of %d objects", body, len(items))
+		}
+		for i, it := range items {
+			if it.urn == "" {
+				t.Fatalf("accepted an entity without a urn: %q", body)
+			}
+			for _, a := range it.aspects {
+				var v map[string]json.RawMessage
+				if json.Unmarshal(a.value, &v) != nil || v == nil {
+					t.Fatalf("accepted the aspect %q of entity %d whose value is not an object: %q", a.name, i+1, body)
+				}
+			}
+		}
+	})
+}

@@ -16,8 +16,27 @@ import (
 	"github.com/catalogspec/catalogspec/reference"
 )
 
-// maxBody bounds every request body.
+// maxBody bounds every request body but an ingestion's.
 const maxBody = 1 << 20
+
+// ingestBody bounds the body of an ingestion request (POST /aspects and
+// /openapi/v3/entity/..., on either tier): DataHub's own limit of
+// 16,000,000 bytes, under which DataHub's SDK sizes its batches (15 MiB of
+// proposals, and the JSON around them). A smaller limit would refuse
+// what DataHub's SDK sends.
+const ingestBody = 16_000_000
+
+// bodyLimit is the bound of r's body.
+func bodyLimit(r *http.Request) int64 {
+	if r.Method != http.MethodPost {
+		return maxBody
+	}
+	p := strings.TrimPrefix(r.URL.Path, "/api/gms")
+	if p == "/aspects" || p == "/aspects/" || strings.HasPrefix(p, "/openapi/v3/entity/") {
+		return ingestBody
+	}
+	return maxBody
+}
 
 // common wraps a tier: panics become a 500 with no detail (logged with the
 // stack), bodies are bounded, each request runs under the request deadline,
@@ -51,7 +70,7 @@ func (s *Server) common(next http.Handler) http.Handler {
 		if client.Secure {
 			rec.Header().Set("Strict-Transport-Security", hstsHeader)
 		}
-		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(rec, r.Body, bodyLimit(r))
 		ctx, cancel := context.WithTimeout(context.WithValue(reference.NewContextWithClient(r.Context(), client), accessKey{}, acc), s.requestTimeout)
 		defer cancel()
 		next.ServeHTTP(rec, r.WithContext(ctx))
@@ -129,18 +148,6 @@ func allow(method string, next http.Handler) http.Handler {
 	})
 }
 
-// action answers 400 unless the query string's action is name (Rest.li's
-// way of naming a resource method).
-func action(name string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("action") != name {
-			writeProblem(w, r, http.StatusBadRequest, "unsupported action: only action="+name+" is served")
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // requireJSON answers 415 unless the body is application/json (any charset).
 func requireJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -159,7 +166,7 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeProblem(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBody))
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", tooBig.Limit))
 		} else {
 			writeProblem(w, r, http.StatusBadRequest, "request body could not be read")
 		}

@@ -25,7 +25,7 @@ func (s *Server) proxy(target *url.URL) http.Handler {
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {
-				writeProblem(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", maxBody))
+				writeProblem(w, r, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", tooBig.Limit))
 				return
 			}
 			if errors.Is(err, context.DeadlineExceeded) {

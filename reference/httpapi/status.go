@@ -9,15 +9,22 @@ import (
 )
 
 // handleConfig serves GET /config, open to all, in the shape DataHub's own
-// clients check before they ingest.
+// clients check before they ingest (fetch_server_config and
+// RestServiceConfig in DataHub's SDK): noCode the string "true", and under
+// versions["acryldata/datahub"] the DataHub version whose behaviour the
+// reference follows, from which the SDK chooses its ingestion path;
+// catalogd's own version is beside it. patchCapable is false: JSON Patch
+// is not served.
 func (s *Server) handleConfig(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"noCode": "true",
 		"versions": map[string]any{
-			"acryldata/datahub": map[string]string{"version": s.version},
+			"acryldata/datahub":    map[string]string{"version": reference.DataHubVersion, "commit": reference.DataHubCommit},
+			"catalogspec/catalogd": map[string]string{"version": s.version},
 		},
 		"authEnabled":              s.svc.AuthEnabled(),
 		"statefulIngestionCapable": true,
+		"patchCapable":             false,
 	})
 }
 

@@ -77,6 +77,44 @@ func (db *DB) CreateEntity(ctx context.Context, aspects []reference.Aspect) erro
 	return translate(err)
 }
 
+// aspectArrays are aspects as the columns of an unnest, for writing many
+// in one statement.
+func aspectArrays(aspects []reference.Aspect) []any {
+	urns, types, names := make([]string, len(aspects)), make([]string, len(aspects)), make([]string, len(aspects))
+	values, at, by := make([][]byte, len(aspects)), make([]time.Time, len(aspects)), make([]string, len(aspects))
+	for i, a := range aspects {
+		urns[i], types[i], names[i] = a.URN.String(), a.URN.EntityType, a.Name
+		values[i], at[i], by[i] = []byte(a.Value), a.CreatedAt, a.CreatedBy
+	}
+	return []any{urns, types, names, values, at, by}
+}
+
+const insertAspects = `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by)
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[])`
+
+// WriteAspects inserts the keys that are missing and upserts the rest, in
+// one transaction: a batch of proposals is written whole or not at all.
+func (db *DB) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if len(keys) > 0 {
+		if _, err := tx.Exec(ctx, insertAspects+` ON CONFLICT (urn, aspect) DO NOTHING`, aspectArrays(keys)...); err != nil {
+			return translate(err)
+		}
+	}
+	if _, err := tx.Exec(ctx, insertAspects+`
+		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by`,
+		aspectArrays(upserts)...); err != nil {
+		return translate(err)
+	}
+	return translate(tx.Commit(ctx))
+}
+
 // UpsertAspect writes an aspect, replacing one of the same name.
 func (db *DB) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 	ctx, cancel := db.bound(ctx)

@@ -260,6 +260,16 @@ func (c *Cache) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 	return err
 }
 
+func (c *Cache) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
+	err := c.DB.WriteAspects(ctx, upserts, keys)
+	for _, as := range [][]reference.Aspect{upserts, keys} {
+		for _, a := range as {
+			c.invalidate(a.URN)
+		}
+	}
+	return err
+}
+
 func (c *Cache) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
 	err := c.DB.ReplaceAspect(ctx, a)
 	c.invalidate(a.URN)

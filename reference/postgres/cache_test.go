@@ -467,6 +467,12 @@ func TestCacheAppliesEachOfItsOwnWritesWithoutANotification(t *testing.T) {
 	}
 	defer postgres.Exec(ctx, db, `ALTER TABLE aspects ENABLE TRIGGER aspects_written`) //nolint:errcheck
 
+	if err := a.WriteAspects(ctx, []reference.Aspect{info(u, "batched")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := displayName(t, a, u); got != "batched" {
+		t.Errorf("right after a batch wrote the aspect the cache shows %q", got)
+	}
 	replaced := info(u, "replaced")
 	if err := a.ReplaceAspect(ctx, replaced); err != nil {
 		t.Fatal(err)

@@ -64,6 +64,13 @@ func (s *faultyStore) UpsertAspect(ctx context.Context, a reference.Aspect) erro
 	return s.Store.UpsertAspect(ctx, a)
 }
 
+func (s *faultyStore) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
+	if err := s.call("WriteAspects"); err != nil {
+		return err
+	}
+	return s.Store.WriteAspects(ctx, upserts, keys)
+}
+
 func (s *faultyStore) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
 	if err := s.call("ReplaceAspect"); err != nil {
 		return err
@@ -276,6 +283,49 @@ func midRequestOperations() []operation {
 				return err
 			}
 		}},
+		{"IngestProposals by a holder of EDIT_ENTITY on each dataset", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, a, b := f.user(t), dataset(), dataset()
+			f.grantOn(t, u, a, reference.PrivEditEntity)
+			f.grantOn(t, u, b, reference.PrivEditEntity)
+			return func(svc *reference.Service) error {
+				return svc.IngestProposals(as(u), []reference.Proposal{proposal(a, "datasetProperties", `{"description":"a"}`), proposal(b, "status", `{"removed":false}`)})
+			}
+		}},
+		{"ReadAspect by a user with VIEW_ENTITY_PAGE", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			f.grantOn(t, u, tag, reference.PrivViewEntityPage)
+			return func(svc *reference.Service) error {
+				_, err := svc.ReadAspect(as(u), tag.String(), "tagProperties", 0)
+				return err
+			}
+		}},
+		{"EntityV2 read by a user with GET_ENTITY_PRIVILEGE", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			f.grantOn(t, u, tag, reference.PrivGetEntity)
+			return func(svc *reference.Service) error { _, err := svc.EntityV2(as(u), tag.String(), nil, true); return err }
+		}},
+		{"EntityV3 read by a user with EDIT_ENTITY", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			f.grantOn(t, u, tag, reference.PrivEditEntity)
+			return func(svc *reference.Service) error {
+				_, err := svc.EntityV3(as(u), "tag", tag.String(), nil)
+				return err
+			}
+		}},
+		{"EntitiesV3 read by a user with DELETE_ENTITY on both", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, one, two := f.user(t), newTag(t, f), newTag(t, f)
+			f.grantOn(t, u, one, reference.PrivDeleteEntity)
+			f.grantOn(t, u, two, reference.PrivDeleteEntity)
+			return func(svc *reference.Service) error {
+				_, err := svc.EntitiesV3(as(u), "tag", []reference.EntityRequest{{URN: one.String()}, {URN: two.String()}})
+				return err
+			}
+		}},
+		{"DeleteEntity by a holder of DELETE_ENTITY", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, tag := f.user(t), newTag(t, f)
+			f.grantOn(t, u, tag, reference.PrivDeleteEntity)
+			return func(svc *reference.Service) error { return svc.DeleteEntity(as(u), "tag", tag.String()) }
+		}},
 		{"Entity read by a user with VIEW_ENTITY_PAGE", func(t *testing.T, f *fixture) func(*reference.Service) error {
 			u, tag := f.user(t), newTag(t, f)
 			f.grantOn(t, u, tag, reference.PrivViewEntityPage)
@@ -422,6 +472,17 @@ func TestEveryOperationNeedsAnActor(t *testing.T) {
 		"AccessTokenMetadata": func() error { _, err := f.svc.AccessTokenMetadata(nobody, raw); return err },
 		"CreatePolicy":        func() error { _, err := f.svc.CreatePolicy(nobody, platformPolicy(reference.RootUser)); return err },
 		"ListPolicies":        func() error { _, _, err := f.svc.ListPolicies(nobody, 0, 5, ""); return err },
+		"ReadAspect":          func() error { _, err := f.svc.ReadAspect(nobody, tag.String(), "tagKey", 0); return err },
+		"EntityV2":            func() error { _, err := f.svc.EntityV2(nobody, tag.String(), nil, true); return err },
+		"EntityV3":            func() error { _, err := f.svc.EntityV3(nobody, "tag", tag.String(), nil); return err },
+		"EntitiesV3": func() error {
+			_, err := f.svc.EntitiesV3(nobody, "tag", []reference.EntityRequest{{URN: tag.String()}})
+			return err
+		},
+		"IngestProposals": func() error {
+			return f.svc.IngestProposals(nobody, []reference.Proposal{proposal(tag, "tagProperties", `{"name":"overwritten"}`)})
+		},
+		"DeleteEntity": func() error { return f.svc.DeleteEntity(nobody, "tag", tag.String()) },
 	} {
 		if err := call(); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
 			t.Errorf("%s without an actor: %v, want %s", name, err, reference.EUNAUTHENTICATED)

@@ -127,3 +127,48 @@ func TestSecretIsGeneratedOnceAcrossRacers(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteAspectsIsWholeOrNothing: a batch whose last aspect the database
+// refuses leaves no trace, neither its other aspects nor the keys it would
+// have made; a batch that goes through keeps a key that was there and
+// replaces what it upserts.
+func TestWriteAspectsIsWholeOrNothing(t *testing.T) {
+	ctx := context.Background()
+	a := reference.URN{EntityType: "dataset", ID: "(urn:li:dataPlatform:hive," + uuid.NewString() + ",PROD)"}
+	b := reference.URN{EntityType: "dataset", ID: "(urn:li:dataPlatform:hive," + uuid.NewString() + ",PROD)"}
+	bad := aspect(b, "datasetProperties", `{"description":"x\u0000"}`) // jsonb cannot keep U+0000
+	err := testDB.WriteAspects(ctx,
+		[]reference.Aspect{aspect(a, "datasetProperties", `{"description":"a"}`), bad},
+		[]reference.Aspect{aspect(a, "datasetKey", `{"name":"a"}`), aspect(b, "datasetKey", `{"name":"b"}`)})
+	if reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+		t.Fatalf("a batch holding U+0000: %v, want BAD_REQUEST", err)
+	}
+	for _, urn := range []reference.URN{a, b} {
+		if got, err := testDB.Aspects(ctx, urn); err != nil || len(got) != 0 {
+			t.Fatalf("%s after the refused batch: %v %v, want nothing", urn, got, err)
+		}
+	}
+	if err := testDB.UpsertAspect(ctx, aspect(a, "datasetKey", `{"name":"first"}`)); err != nil {
+		t.Fatal(err)
+	}
+	err = testDB.WriteAspects(ctx,
+		[]reference.Aspect{aspect(a, "datasetProperties", `{"description":"a"}`), aspect(b, "datasetProperties", `{"description":"b"}`)},
+		[]reference.Aspect{aspect(a, "datasetKey", `{"name":"second"}`), aspect(b, "datasetKey", `{"name":"b"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for urn, want := range map[reference.URN]map[string]string{
+		a: {"datasetKey": `{"name": "first"}`, "datasetProperties": `{"description": "a"}`},
+		b: {"datasetKey": `{"name": "b"}`, "datasetProperties": `{"description": "b"}`},
+	} {
+		got, err := testDB.Aspects(ctx, urn)
+		if err != nil || len(got) != len(want) {
+			t.Fatalf("%s: %v %v, want %v", urn, got, err, want)
+		}
+		for _, g := range got {
+			if want[g.Name] != string(g.Value) {
+				t.Errorf("%s %s = %s, want %s", urn, g.Name, g.Value, want[g.Name])
+			}
+		}
+	}
+}

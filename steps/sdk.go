@@ -1,0 +1,393 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/catalogspec/catalogspec/sdkclient"
+)
+
+// What restli.feature and openapi.feature share: requests shaped as
+// DataHub's Python SDK shapes them (built by sdkclient, which follows the
+// SDK's source), the datasets they read and the batches they write.
+
+// sdkState is what a scenario of those features knows.
+type sdkState struct {
+	batch      []batchItem // the proposals of the last batch written, or meant to be
+	batchAsync bool        // the batch was sent for asynchronous ingestion
+	other      string      // the URN of a dataset named but never written
+}
+
+// batchItem is one proposal of a batch, with how to find it again.
+type batchItem struct {
+	urn   string
+	mcp   sdkclient.MCP
+	class string // its record's full name, as the entity path shows it
+	// shows says whether an aspect read back (its value) is the one written.
+	shows func(value json.RawMessage) bool
+}
+
+// sdkHeaders are the headers of the SDK's session (sdkclient.Headers)
+// but Accept-Encoding and Connection, which Go's client manages itself.
+var sdkHeaders = func() map[string]string {
+	h := map[string]string{}
+	for k, v := range sdkclient.Headers("") {
+		if k != "Accept-Encoding" && k != "Connection" {
+			h[k] = v[0]
+		}
+	}
+	return h
+}()
+
+// sdk is c sending the SDK's headers on top of its own.
+func (w *world) sdk(c caller) caller {
+	h := make(map[string]string, len(sdkHeaders)+len(c.headers))
+	for k, v := range sdkHeaders {
+		h[k] = v
+	}
+	for k, v := range c.headers {
+		h[k] = v
+	}
+	c.headers = h
+	return c
+}
+
+// base is the metadata service's base URL as c reaches it through the
+// tier ("metadata service" or "frontend", with or without "'s").
+func base(c caller, tier string) string {
+	if strings.HasPrefix(tier, "frontend") {
+		return c.frontend + "/api/gms"
+	}
+	return c.gms
+}
+
+// sdkSend sends a request the SDK would send, as c, to a path below base.
+func (w *world) sdkSend(c caller, method, url string, body []byte) *answer {
+	r := request{method: method, url: url, body: body}
+	if body == nil && method != http.MethodGet {
+		r.body = []byte{}
+	}
+	return w.send(w.sdk(c), r)
+}
+
+// propertiesAspect is datasetProperties as DatasetPropertiesClass.to_obj
+// gives it with only a description set: the defaults of customProperties
+// and tags, in schema order, nulls left out.
+func propertiesAspect(description string) sdkclient.Obj {
+	return sdkclient.Obj{{Key: "customProperties", Value: sdkclient.Obj{}}, {Key: "description", Value: description}, {Key: "tags", Value: []any{}}}
+}
+
+// memoryAspect is institutionalMemory with one link.
+func memoryAspect(url, description, actor string) sdkclient.Obj {
+	stamp := sdkclient.Obj{{Key: "time", Value: time.Now().UnixMilli()}, {Key: "actor", Value: actor}}
+	element := sdkclient.Obj{{Key: "url", Value: url}, {Key: "description", Value: description}, {Key: "createStamp", Value: stamp}}
+	return sdkclient.Obj{{Key: "elements", Value: []any{element}}}
+}
+
+// propertiesItem is a proposal of d's description.
+func propertiesItem(d *datasetRecord) batchItem {
+	return batchItem{
+		urn:   d.urn,
+		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "datasetProperties", Aspect: propertiesAspect(d.description)},
+		class: "com.linkedin.dataset.DatasetProperties",
+		shows: func(v json.RawMessage) bool {
+			var p datasetProperties
+			return json.Unmarshal(v, &p) == nil && p.Description == d.description
+		},
+	}
+}
+
+// memoryItem is a proposal of institutional memory for d.
+func (w *world) memoryItem(d *datasetRecord) batchItem {
+	description := "Remembered by the catalogspec scenario " + w.unique("memory")
+	return batchItem{
+		urn:   d.urn,
+		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "institutionalMemory", Aspect: memoryAspect("https://example.com/"+w.unique("doc"), description, rootUser)},
+		class: "com.linkedin.common.InstitutionalMemory",
+		shows: func(v json.RawMessage) bool {
+			var m institutionalMemory
+			return json.Unmarshal(v, &m) == nil && len(m.Elements) == 1 && m.Elements[0].Description == description
+		},
+	}
+}
+
+// mcps are the batch's proposals.
+func (w *world) mcps() []sdkclient.MCP {
+	out := make([]sdkclient.MCP, len(w.batch))
+	for i, b := range w.batch {
+		out[i] = b.mcp
+	}
+	return out
+}
+
+// batchStored reads each proposal of the batch back through the metadata
+// service's entity path, as the administrator: present says whether each
+// must be there (with the value written) or absent.
+func (w *world) batchStored(present bool) error {
+	if len(w.batch) == 0 {
+		return w.fail("no batch was written")
+	}
+	for _, b := range w.batch {
+		a := w.readEntity(w.reader(), tierGMS, b.urn, false)
+		if !present {
+			if err := w.aspectAbsent(a, "DatasetSnapshot", b.class); err != nil {
+				return err
+			}
+			continue
+		}
+		s, err := w.snapshotOf(a, "DatasetSnapshot")
+		if err != nil {
+			return err
+		}
+		var raw json.RawMessage
+		if err := w.aspect(s, b.class, &raw); err != nil {
+			return err
+		}
+		if !b.shows(raw) {
+			return w.fail("%s: %s is %s, not what the batch wrote", a.what, b.class, raw)
+		}
+	}
+	return nil
+}
+
+// theDataset is the dataset the scenario talks about.
+func (w *world) theDataset() (*datasetRecord, error) {
+	if w.dataset == nil {
+		return nil, w.fail("no dataset was named before")
+	}
+	return w.dataset, nil
+}
+
+// Steps shared by both features.
+
+func adminHasWrittenDataset(ctx context.Context, memory string) error {
+	w := theWorld(ctx)
+	d := w.newDataset()
+	w.dataset = d
+	admin := w.admin()
+	if err := w.mustIngest(admin, "dataset", d.urn, "datasetProperties", datasetProperties{Description: d.description, CustomProperties: map[string]string{}}); err != nil {
+		return err
+	}
+	if memory == "" {
+		return nil
+	}
+	m := w.memoryItem(d)
+	w.batch = []batchItem{propertiesItem(d), m}
+	var value any
+	if err := json.Unmarshal(sdkclient.Dumps(m.mcp.Aspect), &value); err != nil {
+		return w.failed(err)
+	}
+	return w.mustIngest(admin, "dataset", d.urn, "institutionalMemory", value)
+}
+
+// isGrantedOnDataset grants p a read or write privilege on the scenario's
+// dataset (or on another, never written) alone, and waits until p may
+// read what it covers: the key through the aspect path answers 200 for
+// the dataset, 404 for the other (not 403).
+func isGrantedOnDataset(ctx context.Context, name, privilege, which string) error {
+	w := theWorld(ctx)
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	urn, want := d.urn, http.StatusOK
+	if which == "another dataset" {
+		w.other = w.newDataset().urn
+		urn, want = w.other, http.StatusNotFound
+	}
+	p := w.person(name)
+	if err := w.grantNoWait(p, privilege, &resourceFilter{Type: "dataset", Resources: []string{urn}}); err != nil {
+		return err
+	}
+	if !w.canActAs(p) {
+		return nil
+	}
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	return w.eventually(fmt.Sprintf("the grant of %s to %s taking effect", privilege, name), func() (bool, error) {
+		a := w.sdkSend(c, http.MethodGet, c.gms+sdkclient.AspectPath(urn, "datasetKey", 0), nil)
+		return a.status == want, w.fail("reading the key of %s as %s answered status %d, expected %d", urn, name, a.status, want)
+	})
+}
+
+// answerShowsNothing checks that a refusal shows nothing of the dataset:
+// neither its description, nor its institutional memory, nor a value, nor
+// an aspect's class.
+func answerShowsNothing(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	body := string(a.body)
+	// The aspects' names may be in the answer, which may repeat the path
+	// asked for; their classes and values may not.
+	secrets := []string{"com.linkedin.dataset.DatasetProperties", "com.linkedin.common.InstitutionalMemory", `"value"`}
+	if w.dataset != nil {
+		secrets = append(secrets, w.dataset.description)
+	}
+	for _, b := range w.batch {
+		if s, ok := b.mcp.Aspect.Get("elements").([]any); ok && len(s) == 1 {
+			if e, ok := s[0].(sdkclient.Obj); ok {
+				secrets = append(secrets, fmt.Sprint(e.Get("description")))
+			}
+		}
+	}
+	for _, s := range secrets {
+		if strings.Contains(body, s) {
+			return w.fail("%s was refused, but its answer shows %q", a.what, s)
+		}
+	}
+	return nil
+}
+
+// acknowledged checks a write the SDK takes as done: a 2xx (the SDK
+// raises at 400 and above; DataHub answers 200, or 202 for asynchronous
+// ingestion through OpenAPI).
+func (w *world) acknowledged(a *answer) error {
+	if a.status < 200 || a.status > 299 {
+		return w.fail("%s answered status %d, expected a success (2xx)", a.what, a.status)
+	}
+	return nil
+}
+
+func writeAcknowledged(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.acknowledged(a)
+}
+
+// everyProposalReadsBack: what a synchronous write acknowledged reads back
+// at once; what was sent for asynchronous ingestion, within the
+// propagation window.
+func everyProposalReadsBack(ctx context.Context) error {
+	w := theWorld(ctx)
+	if !w.batchAsync {
+		return w.batchStored(true)
+	}
+	return w.eventually("the asynchronous batch being written", func() (bool, error) {
+		err := w.batchStored(true)
+		return err == nil, err
+	})
+}
+
+// sdkFindsEachDataset checks what DataHub's SDK asks after writing
+// (exists(), DataHubClient.entities.get): each entity of the batch has its
+// key aspect through the aspect path, naming it, as DataHub writes the key
+// of an entity with its first aspect.
+func sdkFindsEachDataset(ctx context.Context) error {
+	w := theWorld(ctx)
+	seen := map[string]bool{}
+	for _, b := range w.batch {
+		if seen[b.urn] {
+			continue
+		}
+		seen[b.urn] = true
+		a := w.readAspect(w.reader(), tierGMS, b.urn, "datasetKey")
+		if a.status != http.StatusOK {
+			return w.fail("%s answered status %d: DataHub's SDK finds no dataset %s (exists() reads its key)", a.what, a.status, b.urn)
+		}
+		var body struct {
+			Aspect map[string]json.RawMessage `json:"aspect"`
+		}
+		if err := a.jsonBody(&body); err != nil {
+			return w.failed(err)
+		}
+		if err := w.keyNames(a, body.Aspect["com.linkedin.metadata.key.DatasetKey"], b.urn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func noProposalStored(ctx context.Context) error {
+	return theWorld(ctx).batchStored(false)
+}
+
+// versionShape is how DataHub's SDK reads a DataHub version
+// (RestServiceConfig._parse_version): an optional "v", then X.Y.Z.
+var versionShape = regexp.MustCompile(`^v?(\d+)\.(\d+)\.(\d+)`)
+
+// configVersion reads versions["acryldata/datahub"].version out of the
+// last answer, a /config: "" when there is none.
+func (w *world) configVersion() (string, error) {
+	a, err := w.lastAnswer()
+	if err != nil {
+		return "", err
+	}
+	if a.status != http.StatusOK {
+		return "", w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	var cfg struct {
+		Versions map[string]struct {
+			Version any `json:"version"`
+		} `json:"versions"`
+	}
+	if err := a.jsonBody(&cfg); err != nil {
+		return "", w.fail("%s: the versions are not as DataHub's SDK reads them (an object of objects): %v", a.what, err)
+	}
+	v := cfg.Versions["acryldata/datahub"].Version
+	if v == nil {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", w.fail(`%s: versions["acryldata/datahub"].version is %v, not a string`, a.what, v)
+	}
+	return s, nil
+}
+
+func configVersionReadable(ctx context.Context) error {
+	w := theWorld(ctx)
+	v, err := w.configVersion()
+	if err != nil || v == "" {
+		return err
+	}
+	if !versionShape.MatchString(v) {
+		return w.fail(`/config names the DataHub version %q, which DataHub's SDK cannot read (RestServiceConfig._parse_version raises "Invalid version format")`, v)
+	}
+	return nil
+}
+
+func configVersionAtLeast101(ctx context.Context) error {
+	w := theWorld(ctx)
+	v, err := w.configVersion()
+	if err != nil {
+		return err
+	}
+	m := versionShape.FindStringSubmatch(v)
+	if m == nil {
+		return w.fail(`/config names the DataHub version %q, expected one of 1.0.1 or later in DataHub's form (v1.5.0)`, v)
+	}
+	var n [3]int
+	for i := range n {
+		fmt.Sscan(m[i+1], &n[i])
+	}
+	if n[0] < 1 || n[0] == 1 && n[1] == 0 && n[2] < 1 {
+		return w.fail(`/config names the DataHub version %q: below 1.0.1, DataHub's SDK writes through Rest.li, not OpenAPI`, v)
+	}
+	return nil
+}
+
+func registerSDKSteps(s stepRegistrar) {
+	s.Step(`^the administrator has written a new dataset with a description( and institutional memory)?$`, adminHasWrittenDataset)
+	s.Step(`^`+who+` is granted `+priv+` on (the dataset|another dataset) only$`, isGrantedOnDataset)
+	s.Step(`^the answer shows nothing of the dataset$`, answerShowsNothing)
+	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
+	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
+	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
+	s.Step(`^the configuration names no DataHub version, or one DataHub's SDK can read$`, configVersionReadable)
+	s.Step(`^the configuration names a DataHub version of 1\.0\.1 or later$`, configVersionAtLeast101)
+	registerRestliSteps(s)
+	registerOpenAPISteps(s)
+}
