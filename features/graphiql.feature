@@ -1,4 +1,4 @@
-@ui @cap:ui @cap:graphql
+@ui @cap:ui @cap:graphql @cap:native-users
 Feature: The GraphiQL explorer
   GraphiQL, at /api/graphiql on the frontend, lets a signed-in person try GraphQL queries in
   a browser. Its requests go to the service's own /api/graphql with the browser's session,

@@ -1,4 +1,4 @@
-@ui @cap:ui @cap:authentication
+@ui @cap:ui @cap:authentication @cap:native-users
 Feature: Signing in to the frontend
   People sign in to the frontend in a browser with their username and password. A wrong
   password, or a username no one has, signs no one in, and the page does not say which of the
@@ -10,9 +10,10 @@ Feature: Signing in to the frontend
   says so with status 429 and when to try again, and lets everyone else sign in.
 
   The suite gives each user it signs in a password first, as DataHub does for native users:
-  the administrator (holding MANAGE_USER_CREDENTIALS) makes a password reset token with
-  createNativeUserResetToken, and the user sets a password with it at the frontend's
-  /resetNativeUserCredentials.
+  the administrator (holding MANAGE_USER_CREDENTIALS) asks for an invite token with
+  getInviteToken, and the user signs up with it at the frontend's /signUp, choosing a
+  password. The pages and the frontend's sign-in API (/logIn, /logOut) share one session:
+  the cookies either one gives work for both.
 
   @id:signin-01 @must @smoke
   Scenario: Someone signs in with their username and password
@@ -70,7 +71,14 @@ Feature: Signing in to the frontend
     When the administrator suspends Ann
     Then Ann's browser is refused on the GraphQL endpoint
 
-  @id:signin-08 @should @core
+  @id:signin-08 @must @core
+  Scenario: A session from the sign-in API opens the pages, and the API signs the page out
+    Given Ann is signed in at the frontend's sign-in API
+    When Ann's browser holds the cookies of that session
+    Then the page shows that Ann is signed in
+    And after Ann signs out at the frontend's sign-out API in the browser, the access tokens page sends the browser to sign in
+
+  @id:signin-09 @should @core
   Scenario Outline: Signing in from a link never sends the browser to another site, <how>
     Given Ann has a password
     When Ann signs in from a sign-in link that leads to another site, <how>
@@ -84,7 +92,7 @@ Feature: Signing in to the frontend
       | named after a dot segment and a backslash |
       | named after a tab                         |
 
-  @id:signin-09 @should @core
+  @id:signin-10 @should @core
   Scenario Outline: A signed-in browser that follows a sign-in link stays on the site, <how>
     Given Ann is signed in to the frontend in a browser
     When Ann's browser follows a sign-in link that leads to another site, <how>
@@ -99,7 +107,7 @@ Feature: Signing in to the frontend
       | named after a dot segment and a backslash |
       | named after a tab                         |
 
-  @id:signin-10 @should @core
+  @id:signin-11 @should @core
   Scenario: Wrong passwords for one user are throttled, and the frontend says when to try again
     Given Ann has a password
     And Bob has a password

@@ -1,4 +1,4 @@
-@ui @cap:ui @cap:tokens
+@ui @cap:ui @cap:tokens @cap:native-users
 Feature: The access tokens page
   People manage their personal access tokens in a browser, on Settings > Access Tokens: a
   "Manage Access Tokens" page with a "Personal Access Tokens" section. Its "Generate new

@@ -105,3 +105,18 @@ Feature: Token requests that cannot be carried out
     And the administrator has revoked the new token
     When someone asks who they are with the revoked token
     Then the answer has status 401
+
+  @id:tokreq-15 @must @core
+  Scenario: Someone lists their own tokens leaving out those of one name
+    Given Ann holds a personal access token
+    And Ann has created a personal access token for herself named "Test Session Token"
+    And Ann has created a personal access token for herself named "my token"
+    When Ann lists her own tokens, leaving out those named "Test Session Token"
+    Then the list holds the token named "my token" and no other, and counts one
+
+  @id:tokreq-16 @should @core
+  Scenario: Listing the tokens someone does not own, by a negated owner filter, is refused
+    Given Ann holds a personal access token
+    And the administrator has created a personal access token for Bob
+    When Ann lists the tokens whose owner is not Ann
+    Then Ann is rejected as unauthorized

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -79,10 +80,11 @@ func (s *Service) Bootstrap(ctx context.Context, rootPassword string) (generated
 
 // settleBootPolicies brings the starting policies that an earlier catalogd
 // stored into line with BootPolicies: it wrote the root user's two as
-// editable, where DataHub's are not. Only a policy nobody has written since
-// (its info written by the system user) is changed; one an administrator
-// rewrote or deleted stays as they left it. It runs at every start and finds
-// nothing to do once done.
+// editable, where DataHub's are not, and without the privileges added
+// since (the root user holds every one). Only a policy nobody has written
+// since (its info written by the system user) is changed; one an
+// administrator rewrote or deleted stays as they left it. It runs at every
+// start and finds nothing to do once done.
 func (s *Service) settleBootPolicies(ctx context.Context, system Actor) error {
 	for _, want := range BootPolicies() {
 		if want.Editable {
@@ -99,10 +101,12 @@ func (s *Service) settleBootPolicies(ctx context.Context, system Actor) error {
 		if err := json.Unmarshal(a.Value, &stored); err != nil {
 			return fmt.Errorf("policy %s: %w", want.URN, err)
 		}
-		if a.CreatedBy != system.URN.String() || !stored.Editable {
+		missing := slices.DeleteFunc(slices.Clone(want.Privileges), func(p string) bool { return slices.Contains(stored.Privileges, p) })
+		if a.CreatedBy != system.URN.String() || !stored.Editable && len(missing) == 0 {
 			continue
 		}
 		stored.Editable = false
+		stored.Privileges = append(stored.Privileges, missing...)
 		settled, err := s.newAspect(system, want.URN, AspectPolicyInfo, stored)
 		if err != nil {
 			return err

@@ -9,7 +9,8 @@ const (
 	PrivManagePolicies       = "MANAGE_POLICIES"
 	PrivCreateTags           = "CREATE_TAGS"
 	PrivManageTags           = "MANAGE_TAGS"
-	// PrivManageUserCredentials is in session.go, with what it allows.
+	// PrivManageUserCredentials is in session.go, PrivManageUsersAndGroups
+	// and PrivUpdateUsersAndGroups in native.go, with what they allow.
 
 	PrivViewEntityPage = "VIEW_ENTITY_PAGE"
 	PrivGetEntity      = "GET_ENTITY_PRIVILEGE"
@@ -20,7 +21,7 @@ const (
 // PlatformPrivileges and MetadataPrivileges list every privilege the
 // reference knows, by policy type.
 var (
-	PlatformPrivileges = []string{PrivGenerateAccessTokens, PrivManageAccessTokens, PrivManagePolicies, PrivCreateTags, PrivManageTags, PrivManageUserCredentials}
+	PlatformPrivileges = []string{PrivGenerateAccessTokens, PrivManageAccessTokens, PrivManagePolicies, PrivCreateTags, PrivManageTags, PrivManageUserCredentials, PrivManageUsersAndGroups, PrivUpdateUsersAndGroups}
 	MetadataPrivileges = []string{PrivViewEntityPage, PrivGetEntity, PrivEditEntity, PrivDeleteEntity}
 )
 

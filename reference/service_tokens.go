@@ -179,22 +179,30 @@ func decodeTokenInfo(a Aspect) (AccessTokenInfo, error) {
 	return t, nil
 }
 
-// ListAccessTokensInput pages and filters token listings.
+// ListAccessTokensInput pages and filters token listings: Filters keeps
+// the tokens whose field has one of the values, Exclude leaves out those
+// whose field has one of them (DataHub's negated filters).
 type ListAccessTokensInput struct {
 	Start, Count int
 	Filters      map[string][]string
+	Exclude      map[string][]string
 }
 
 // ListAccessTokens lists token metadata, newest first. A manager may list
-// any; anyone else must filter ownerUrn to exactly themself.
+// any; anyone else must filter ownerUrn to exactly themself. A filter that
+// leaves out their own tokens is no such filter: unlike DataHub's
+// ListAccessTokensResolver, which takes a negated ownerUrn filter naming
+// the caller for one and so lists everyone else's tokens.
 func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput) ([]AccessTokenInfo, int, error) {
 	caller, err := s.actor(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
-	for field := range in.Filters {
-		if field != "ownerUrn" && field != "actorUrn" && field != "name" {
-			return nil, 0, Errorf(EBADREQUEST, "cannot filter access tokens by %q", Truncate(field, 50))
+	for _, filters := range []map[string][]string{in.Filters, in.Exclude} {
+		for field := range filters {
+			if field != "ownerUrn" && field != "actorUrn" && field != "name" {
+				return nil, 0, Errorf(EBADREQUEST, "cannot filter access tokens by %q", Truncate(field, 50))
+			}
 		}
 	}
 	held, err := s.holds(ctx, caller, URN{}, PrivManageAccessTokens, PrivGenerateAccessTokens)
@@ -213,7 +221,7 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	}
 	aspects, total, err := s.store.ListAspects(ctx, Filter{
 		EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
-		Where: in.Filters, Start: start, Count: count,
+		Where: in.Filters, Not: in.Exclude, Start: start, Count: count,
 	})
 	if err != nil {
 		return nil, 0, err

@@ -3,7 +3,6 @@ package reference
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
@@ -195,13 +194,13 @@ func (s *Service) session(ctx context.Context, raw string, actor URN) error {
 // (DataHub's "Manage User Credentials").
 const PrivManageUserCredentials = "MANAGE_USER_CREDENTIALS"
 
-// CreateNativeUserResetToken makes a password reset token for the user at
-// rawURN, as DataHub's createNativeUserResetToken: the caller needs
-// MANAGE_USER_CREDENTIALS. The token is returned here only; the user sets a
-// password with it (ResetNativeUserCredentials) within a day, once. Unlike
-// DataHub, which makes reset tokens only for users who have a password
-// already, any existing user may be given one: that is how a user made by
-// ingestion gets a first password.
+// CreateNativeUserResetToken makes a password reset token for the native
+// user at rawURN, as DataHub's createNativeUserResetToken: the caller needs
+// MANAGE_USER_CREDENTIALS, and the user must have a password already (a
+// native user, who signed up: NativeUserService refuses anyone else). The
+// token is returned here only; the user sets a new password with it
+// (ResetNativeUserCredentials) within a day, once. A new token replaces
+// the one before.
 func (s *Service) CreateNativeUserResetToken(ctx context.Context, rawURN string) (string, error) {
 	urn, err := ParseURN(rawURN)
 	if err != nil {
@@ -225,12 +224,15 @@ func (s *Service) CreateNativeUserResetToken(ctx context.Context, rawURN string)
 	if err != nil {
 		return "", err
 	}
+	if cred.HashedPassword == "" {
+		return "", Errorf(EBADREQUEST, "user %s has no password: reset tokens are only for native users, who signed up with one", urn)
+	}
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", err
 	}
 	token := base64.RawURLEncoding.EncodeToString(b)
-	cred.PasswordResetToken = resetTokenHash(token)
+	cred.PasswordResetToken = secretHash(token)
 	cred.PasswordResetTokenExpirationTimeMillis = s.cfg.Now().Add(resetTokenLifetime).UnixMilli()
 	if err := s.writeCredentials(ctx, caller, urn, cred); err != nil {
 		return "", err
@@ -259,7 +261,7 @@ func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, pass
 	if err != nil {
 		return err
 	}
-	if cred.PasswordResetToken == "" || subtle.ConstantTimeCompare([]byte(cred.PasswordResetToken), []byte(resetTokenHash(resetToken))) != 1 {
+	if cred.PasswordResetToken == "" || subtle.ConstantTimeCompare([]byte(cred.PasswordResetToken), []byte(secretHash(resetToken))) != 1 {
 		return refused
 	}
 	if s.cfg.Now().UnixMilli() > cred.PasswordResetTokenExpirationTimeMillis {
@@ -283,11 +285,6 @@ func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, pass
 	// the user before no longer count.
 	s.throttle.forget(urn.String())
 	return s.store.EndSessions(ctx, urn.String(), 0)
-}
-
-func resetTokenHash(token string) string {
-	sum := sha256.Sum256([]byte(token))
-	return base64.StdEncoding.EncodeToString(sum[:])
 }
 
 // credentials reads a user's corpUserCredentials; none is an empty value.

@@ -15,12 +15,16 @@ type Aspect struct {
 	CreatedBy string
 }
 
-// Filter selects aspects of one name whose JSON value has, for each field,
-// one of the given string values at its top level.
+// Filter selects aspects of one name whose JSON value has, for each field
+// of Where, one of the given string values at its top level; for each
+// field of Not, none of them (a value without the field has none); and for
+// each field of Contains, a string holding the given text, in any case.
 type Filter struct {
 	EntityType string
 	Aspect     string
 	Where      map[string][]string
+	Not        map[string][]string
+	Contains   map[string]string
 	Start      int
 	Count      int
 }

@@ -75,7 +75,7 @@ var uiFaults = []Fault{
 			}
 			h := http.Header{}
 			h.Set("Location", "/login")
-			h.Add("Set-Cookie", "catalogd_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
+			h.Add("Set-Cookie", "PLAY_SESSION=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax")
 			return &Response{Status: http.StatusSeeOther, Header: h}
 		},
 	},
@@ -138,13 +138,13 @@ var (
 )
 
 func hasSessionCookie(x *Exchange) bool {
-	c, err := x.Req.Cookie("catalogd_session")
+	c, err := x.Req.Cookie("PLAY_SESSION")
 	return err == nil && c.Value != ""
 }
 
 // sessionKey is what a fault remembers a browser's session by.
 func sessionKey(kind string, x *Exchange) string {
-	c, err := x.Req.Cookie("catalogd_session")
+	c, err := x.Req.Cookie("PLAY_SESSION")
 	if err != nil {
 		return ""
 	}

@@ -30,11 +30,12 @@ const (
 
 var levels = []string{levelMust, levelShould, levelMay}
 
-// Capabilities a scenario can need, tagged @cap:<name>. The last four need
-// an instance besides the target's two tiers (target.go).
+// Capabilities a scenario can need, tagged @cap:<name>. auth-disabled to
+// replicas need an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
 	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion", "restli", "openapi",
-	"auth-disabled", "auth-disabled-frontend", "clock", "replicas", "ui",
+	"auth-disabled", "auth-disabled-frontend", "clock", "clock-frontend", "replicas", "ui",
+	"native-users", "sign-in", "user-management",
 }
 
 // idShape is what a scenario id looks like: the feature's short name and

@@ -185,7 +185,8 @@ type request struct {
 	headers     map[string]string
 	// host, when set, is the Host header sent in place of the URL's.
 	host string
-	// noRedirect answers a redirect itself instead of following it.
+	// noRedirect takes the answer to the request itself, not to where it
+	// redirects (whose Set-Cookie would be lost).
 	noRedirect bool
 }
 
@@ -222,9 +223,6 @@ func (w *world) send(c caller, r request) *answer {
 	if r.host != "" {
 		req = req.WithHost(r.host)
 	}
-	if r.noRedirect {
-		req = req.WithRedirectPolicy(httpexpect.DontFollowRedirects)
-	}
 	if h := c.authorization(); h != "" {
 		req = req.WithHeader("Authorization", h)
 	}
@@ -239,6 +237,9 @@ func (w *world) send(c caller, r request) *answer {
 	}
 	if r.body != nil {
 		req = req.WithBytes(r.body)
+	}
+	if r.noRedirect {
+		req = req.WithRedirectPolicy(httpexpect.DontFollowRedirects)
 	}
 	resp := req.Expect()
 	a := &answer{caller: c.name, resp: resp, header: http.Header{}}

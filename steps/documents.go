@@ -24,6 +24,11 @@ type documents struct {
 	deletePolicy           string
 	listPolicies           string
 	createResetToken       string
+	getInviteToken         string
+	createInviteToken      string
+	listUsers              string
+	removeUser             string
+	corpUserProfile        string
 }
 
 // loadDocuments reads every document from the root of fsys.
@@ -44,6 +49,11 @@ func loadDocuments(fsys fs.FS) (documents, error) {
 		"delete_policy.graphql":                  &d.deletePolicy,
 		"list_policies.graphql":                  &d.listPolicies,
 		"create_native_user_reset_token.graphql": &d.createResetToken,
+		"get_invite_token.graphql":               &d.getInviteToken,
+		"create_invite_token.graphql":            &d.createInviteToken,
+		"list_users.graphql":                     &d.listUsers,
+		"remove_user.graphql":                    &d.removeUser,
+		"corp_user_profile.graphql":              &d.corpUserProfile,
 	}
 	fragments, err := fs.Glob(fsys, "*.fragment.graphql")
 	if err != nil {

@@ -17,17 +17,30 @@ type person struct {
 	exists    bool   // the user was made on the target
 	token     string // the token the administrator made for them: "Ann's token"
 	suspended bool   // the administrator suspended them
+	removed   bool   // the administrator removed them
 	tokenID   string
 	password  string         // set by the suite for signing in (ui.go)
 	session   []*http.Cookie // what the frontend set when the password was
+	// native: the user signed up with an invite token (native_users.go);
+	// fullName and title are what they signed up with.
+	native          bool
+	fullName, title string
+	// client is the person's own HTTP client of the frontend's sign-in
+	// API, with the cookies it was given (native_users.go).
+	client *apiClient
 }
 
 // person returns the scenario's person called name, making the record (not
-// the user) on first mention.
+// the user) on first mention. In a scenario of native users the username is
+// an email address, as DataHub's sign-up asks by default
+// (auth.native.signUp.enforceValidEmail).
 func (w *world) person(name string) *person {
 	p, ok := w.people[name]
 	if !ok {
 		username := fmt.Sprintf("catalogspec-%s-%s", strings.ToLower(name), w.id)
+		if w.native {
+			username += "@example.com"
+		}
 		p = &person{name: name, username: username, urn: "urn:li:corpuser:" + username}
 		w.people[name] = p
 	}
@@ -100,11 +113,16 @@ type corpUserInfo struct {
 	Email       string `json:"email"`
 }
 
-// ensureUser makes p's user on the target, through ingestion by the
-// administrator, unless it was made already.
+// ensureUser makes p's user on the target, unless it was made already:
+// in a scenario of native users (@cap:native-users) as DataHub makes them,
+// by invitation and sign-up with a password; otherwise through ingestion
+// by the administrator.
 func (w *world) ensureUser(p *person) error {
 	if p.exists {
 		return nil
+	}
+	if w.native {
+		return w.signUpInvited(p)
 	}
 	admin := w.admin()
 	if err := w.mustIngest(admin, "corpuser", p.urn, "corpUserKey", map[string]string{"username": p.username}); err != nil {
@@ -243,14 +261,14 @@ func tokenIsRefused(ctx context.Context, name string) error {
 		return err
 	}
 	p := w.person(name)
-	if !p.suspended {
+	if !p.suspended && !p.removed {
 		a := w.askWhoAmI(c, "")
 		a.what = c.name + "'s token asking who it stands for"
 		return w.refused(a)
 	}
 	// DataHub judges whether a user is active from what it reads of the
 	// user, which may lag a moment behind the write: poll.
-	return w.eventually(name+"'s token being refused after the suspension", func() (bool, error) {
+	return w.eventually(name+"'s token being refused after the suspension or removal", func() (bool, error) {
 		a := w.askWhoAmI(c, "")
 		a.what = c.name + "'s token asking who it stands for"
 		err := w.refused(a)

@@ -31,7 +31,7 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	if err := p.healthy(envFrontend, t.Frontend); err != nil {
 		return err
 	}
-	for name, u := range map[string]string{envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS, envReplica: t.ReplicaGMS} {
+	for name, u := range map[string]string{envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS, envLaterFrontend: t.LaterFrontend, envReplica: t.ReplicaGMS} {
 		if u != "" {
 			if err := p.healthy(name, u); err != nil {
 				return err

@@ -75,7 +75,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	// self-test runs the suite some fifty times against one instance: the
 	// failures they make on purpose (a few dozen a run) must not throttle
 	// one another's sign-ins as one client's. Each scenario's own users
-	// are throttled as everyone's are (signin-10).
+	// are throttled as everyone's are (signin-11).
 	env = withEnv(env, "CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT", "100000")
 
 	gms, frontend, stop, err := startCatalogd(ctx, bin, withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), logFile, logPath)
@@ -105,7 +105,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	}
 	stops = append(stops, func(context.Context) error { return laterLog.Close() })
 	laterEnv := withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_CLOCK_OFFSET", laterBy.String())
-	laterGMS, _, stop, err := startCatalogd(ctx, bin, laterEnv, laterLog, laterLogPath)
+	laterGMS, laterFrontend, stop, err := startCatalogd(ctx, bin, laterEnv, laterLog, laterLogPath)
 	if err != nil {
 		return nil, fmt.Errorf("the later-clock instance: %w", err)
 	}
@@ -138,6 +138,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 
 		NoAuthFrontend: noAuthFrontend,
 		LaterGMS:       laterGMS,
+		LaterFrontend:  laterFrontend,
 		ReplicaGMS:     replicaGMS,
 		stop:           stopAll,
 	}, nil

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 )
 
@@ -42,10 +43,11 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 		return err
 	}
 	p := w.person(name)
-	_, cookies, err := w.setPasswordWithResetToken(a, p, w.suite.target.Frontend)
+	password, cookies, err := w.setPasswordWithResetToken(a, p, w.suite.target.Frontend)
 	if err != nil {
 		return err
 	}
+	p.password = password
 	if len(cookies) == 0 {
 		return w.fail("setting %s's password set no cookie: %s is not signed in", name, name)
 	}
@@ -56,4 +58,223 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 	c := caller{name: name + "'s browser", gms: w.suite.target.GMS, frontend: w.suite.target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
 	me := w.askWhoAmI(c, w.suite.target.Frontend+"/api/graphql")
 	return w.answerNames(me, p.urn)
+}
+
+// registerResetRuleSteps registers the steps of what a reset token allows:
+// whose password, how often and how long (password_reset.feature).
+func registerResetRuleSteps(s stepRegistrar) {
+	s.Step(`^the administrator makes a password reset token for `+who+`$`, adminMakesResetToken)
+	s.Step(`^the request is refused and no reset token is given$`, noResetTokenGiven)
+	s.Step(`^the administrator has made (?:a|another) password reset token for `+who+`$`, adminHasMadeResetToken)
+	s.Step(`^someone sets a new password with (Ann's reset token and Bob's username|a reset token no one made and Ann's username|Ann's reset token altered and Ann's username)$`, setsPasswordWith)
+	s.Step(`^`+who+` sets a new password with the first reset token$`, setsPasswordWithFirst)
+	s.Step(`^a day and an hour later `+who+` sets a new password with the reset token$`, setsPasswordLater)
+	s.Step(`^`+who+` has set a new password with the reset token$`, hasSetPassword)
+	s.Step(`^someone sets another new password with the same reset token$`, setsPasswordAgain)
+	s.Step(`^the reset is refused$`, resetRefused)
+	s.Step(`^Ann and Bob still sign in with their own passwords, and no one with the new one$`, annAndBobUnchanged)
+	s.Step(`^`+who+` still signs in with `+own+` own password, and no one with the new one$`, stillSignsInWithOwn)
+	s.Step(`^the second reset token sets `+who+`'s password$`, secondResetTokenWorks)
+	s.Step(`^`+who+` signs in with the password `+pronoun+` set, and no one with the other one$`, signsInWithSetPassword)
+}
+
+func adminMakesResetToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.ensureUser(p); err != nil {
+		return err
+	}
+	a := w.graphql(w.admin(), w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
+	a.what = "the administrator making a password reset token for " + name
+	a.subject = p.urn
+	// A reset token exists only in the answer that carries it.
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+// noResetTokenGiven: the answer is a GraphQL error (DataHub answers one for
+// a user who has no password: NativeUserService "User does not exist or is
+// a non-native user!") and carries no reset token.
+func noResetTokenGiven(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if _, err := w.graphQLRefusal(a, "a refusal"); err != nil {
+		return err
+	}
+	return w.noEffect(a)
+}
+
+func adminHasMadeResetToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	a := w.graphql(w.admin(), w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
+	a.what = "the administrator making a password reset token for " + name
+	var out *struct {
+		ResetToken string `json:"resetToken"`
+	}
+	if err := a.data("createNativeUserResetToken", &out); err != nil {
+		return w.failed(err)
+	}
+	if out == nil || out.ResetToken == "" {
+		return w.fail("%s answered no reset token", a.what)
+	}
+	w.secret(out.ResetToken)
+	w.resetTokens = append(w.resetTokens, out.ResetToken)
+	return nil
+}
+
+// firstResetToken is the first reset token the scenario made.
+func (w *world) firstResetToken() (string, error) {
+	if len(w.resetTokens) == 0 {
+		return "", w.fail("no reset token was made in this scenario")
+	}
+	return w.resetTokens[0], nil
+}
+
+// attemptReset sends a reset of username's password with token from a new
+// client at frontend, trying a new password (w.newPassword), and keeps it
+// as the last attempt.
+func (w *world) attemptReset(frontend, username, token string) *answer {
+	w.newPassword = "new-pw-" + randomID(16)
+	w.secret(w.newPassword)
+	c := newAPIClient("someone", frontend)
+	a := w.clientSend(c, http.MethodPost, "/resetNativeUserCredentials", map[string]string{"email": username, "password": w.newPassword, "resetToken": token})
+	a.what = fmt.Sprintf("someone setting a new password for %q at %s/resetNativeUserCredentials", username, frontend)
+	a.noEffect = nothingToCheck // the Then steps sign in to show whose password is what
+	w.last, w.lastClient = a, c
+	return a
+}
+
+func setsPasswordWith(ctx context.Context, sent string) error {
+	w := theWorld(ctx)
+	token, err := w.firstResetToken()
+	if err != nil {
+		return err
+	}
+	username := w.person("Ann").username
+	switch sent {
+	case "Ann's reset token and Bob's username":
+		username = w.person("Bob").username
+	case "a reset token no one made and Ann's username":
+		token = randomID(32)
+	case "Ann's reset token altered and Ann's username":
+		last := token[len(token)-1]
+		alt := byte('a')
+		if last == 'a' {
+			alt = 'b'
+		}
+		token = token[:len(token)-1] + string(alt)
+	}
+	w.attemptReset(w.frontend(), username, token)
+	return w.checkpoint()
+}
+
+func setsPasswordWithFirst(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	token, err := w.firstResetToken()
+	if err != nil {
+		return err
+	}
+	w.attemptReset(w.frontend(), w.person(name).username, token)
+	return w.checkpoint()
+}
+
+// setsPasswordLater sends the reset to the frontend of the instance whose
+// clock runs a day and an hour ahead (CATALOGSPEC_LATER_FRONTEND_URL).
+func setsPasswordLater(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	token, err := w.firstResetToken()
+	if err != nil {
+		return err
+	}
+	w.attemptReset(w.suite.target.LaterFrontend, w.person(name).username, token)
+	return w.checkpoint()
+}
+
+func hasSetPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	token, err := w.firstResetToken()
+	if err != nil {
+		return err
+	}
+	a := w.attemptReset(w.frontend(), p.username, token)
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	p.password = w.newPassword
+	return w.signsInAs(p.username, p.password, p.urn)
+}
+
+func setsPasswordAgain(ctx context.Context) error {
+	w := theWorld(ctx)
+	token, err := w.firstResetToken()
+	if err != nil {
+		return err
+	}
+	w.attemptReset(w.frontend(), w.person("Ann").username, token)
+	return w.checkpoint()
+}
+
+// resetRefused: the reset answered an error (DataHub: 500 for a token that
+// does not match or has expired, 400 for a missing field) and signed no one
+// in.
+func resetRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status < 400 {
+		return w.fail("%s answered status %d, expected a refusal", a.what, a.status)
+	}
+	return w.notSignedIn(w.lastClient)
+}
+
+// keepsPassword checks that p signs in with their own password and not
+// with the one a refused reset tried to set.
+func (w *world) keepsPassword(p *person) error {
+	if err := w.signsInAs(p.username, p.password, p.urn); err != nil {
+		return err
+	}
+	return w.cannotSignIn(p.username, w.newPassword)
+}
+
+func annAndBobUnchanged(ctx context.Context) error {
+	w := theWorld(ctx)
+	if err := w.keepsPassword(w.person("Ann")); err != nil {
+		return err
+	}
+	return w.keepsPassword(w.person("Bob"))
+}
+
+func stillSignsInWithOwn(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	return w.keepsPassword(w.person(name))
+}
+
+func secondResetTokenWorks(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	if len(w.resetTokens) < 2 {
+		return w.fail("no second reset token was made")
+	}
+	p := w.person(name)
+	a := w.attemptReset(w.frontend(), p.username, w.resetTokens[1])
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	p.password = w.newPassword
+	return w.signsInAs(p.username, p.password, p.urn)
+}
+
+func signsInWithSetPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	return w.keepsPassword(w.person(name))
 }

@@ -30,7 +30,9 @@ func registerSecuritySteps(s stepRegistrar) {
 	s.Step(`^(the administrator|someone without a token) creates a tag through the (metadata service|frontend) in a request that names another host$`, createsTagNamingAnotherHost)
 	s.Step(`^the request is refused as sent to a host the service does not answer to$`, refusedAsMisdirected)
 	s.Step(`^`+who+` sets a new password with a new reset token$`, setsNewPassword)
-	s.Step(`^someone signs in as `+who+` with wrong passwords until the frontend stops checking them$`, guessesUntilThrottled)
+	s.Step(`^someone signs in( at the sign-in API)? as `+who+` with wrong passwords until the frontend stops checking them$`, guessesUntilThrottled)
+	s.Step(`^at the sign-in API, `+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottledAtAPI)
+	s.Step(`^`+who+` signs in at the sign-in API with `+own+` password$`, signsInAtAPIWithPassword)
 	s.Step(`^the frontend answers status 429 and says when to try again$`, throttledSaysWhen)
 	s.Step(`^`+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottled)
 	s.Step(`^`+who+` signs in with `+own+` password$`, signsInWithPassword)
@@ -300,23 +302,33 @@ func newSessionAnswered(ctx context.Context, name string) error {
 // concludes that the target does not throttle them.
 const maxGuesses = 50
 
-// guessesUntilThrottled sends wrong passwords for name through the sign-in
-// form until an answer other than a refusal of the password comes.
-func guessesUntilThrottled(ctx context.Context, name string) error {
+// guessesUntilThrottled sends wrong passwords for name, through the
+// sign-in form or DataHub's sign-in API (/logIn), until an answer other
+// than a refusal of the password comes (the form refuses one with 401,
+// the API with 400).
+func guessesUntilThrottled(ctx context.Context, api, name string) error {
 	w := theWorld(ctx)
 	p := w.person(name)
 	if err := w.givePassword(p); err != nil {
 		return err
 	}
 	for i := 1; i <= maxGuesses; i++ {
-		a := w.signInThroughForm("someone", w.frontend()+"/login", p.username, "not-"+p.password+"-"+randomID(4))
+		wrong := "not-" + p.password + "-" + randomID(4)
+		w.secret(wrong)
+		var a *answer
+		refused := http.StatusUnauthorized
+		if api != "" {
+			a, refused = w.signInAt(newAPIClient("someone", w.frontend()), map[string]string{"username": p.username, "password": wrong}), http.StatusBadRequest
+		} else {
+			a = w.signInThroughForm("someone", w.frontend()+"/login", p.username, wrong)
+		}
 		a.what = fmt.Sprintf("wrong password %d for %s", i, name)
 		w.last = a
-		if a.status != http.StatusUnauthorized {
+		if a.status != refused {
 			return w.checkpoint()
 		}
 	}
-	return w.fail("%d wrong passwords for %s were each answered 401: nothing throttles them", maxGuesses, name)
+	return w.fail("%d wrong passwords for %s were each refused as wrong: nothing throttles them", maxGuesses, name)
 }
 
 // throttled checks that a is a 429 that says when to try again (RFC 9110
@@ -376,4 +388,25 @@ func signsInWithPassword(ctx context.Context, name string) error {
 		}
 	}
 	return w.fail("%s set no cookie", a.what)
+}
+
+func rightPasswordThrottledAtAPI(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c := newAPIClient("someone", w.frontend())
+	a := w.signInAt(c, map[string]string{"username": p.username, "password": p.password})
+	a.what = fmt.Sprintf("%s's right password at the sign-in API, after the wrong ones", name)
+	if err := w.throttled(a); err != nil {
+		return err
+	}
+	return w.notSignedIn(c)
+}
+
+func signsInAtAPIWithPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	return w.signsInAs(p.username, p.password, p.urn)
 }

@@ -22,6 +22,7 @@ import (
 //	| CATALOGSPEC_NOAUTH_GMS_URL | metadata service of an auth-disabled instance | unset: @cap:auth-disabled is skipped |
 //	| CATALOGSPEC_NOAUTH_FRONTEND_URL | frontend of that instance                | unset: its scenarios are skipped |
 //	| CATALOGSPEC_LATER_GMS_URL  | metadata service of an instance of the same deployment whose clock runs 25 hours ahead | unset: @cap:clock is skipped |
+//	| CATALOGSPEC_LATER_FRONTEND_URL | frontend of that instance                 | unset: @cap:clock-frontend is skipped |
 //	| CATALOGSPEC_REPLICA_GMS_URL | metadata service of another instance of the same deployment (same database, same clock) | unset: @cap:replicas is skipped |
 //	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
@@ -32,6 +33,7 @@ const (
 	envNoAuth         = "CATALOGSPEC_NOAUTH_GMS_URL"
 	envNoAuthFrontend = "CATALOGSPEC_NOAUTH_FRONTEND_URL"
 	envLater          = "CATALOGSPEC_LATER_GMS_URL"
+	envLaterFrontend  = "CATALOGSPEC_LATER_FRONTEND_URL"
 	envReplica        = "CATALOGSPEC_REPLICA_GMS_URL"
 	envPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
 	envCatalogd       = "CATALOGSPEC_CATALOGD"
@@ -60,6 +62,8 @@ type target struct {
 	// LaterGMS is the metadata service of an instance sharing the target's
 	// data whose clock runs laterBy ahead; "" when there is none.
 	LaterGMS string
+	// LaterFrontend is the frontend of that instance.
+	LaterFrontend string
 	// ReplicaGMS is the metadata service of another instance of the same
 	// deployment; "" when there is none.
 	ReplicaGMS string
@@ -104,6 +108,7 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 
 		NoAuthFrontend: strings.TrimRight(getenv(envNoAuthFrontend), "/"),
 		LaterGMS:       strings.TrimRight(getenv(envLater), "/"),
+		LaterFrontend:  strings.TrimRight(getenv(envLaterFrontend), "/"),
 		ReplicaGMS:     strings.TrimRight(getenv(envReplica), "/"),
 	}
 	var err error
@@ -120,7 +125,7 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s is set, so %s must be set too", envGMS, strings.Join(missing, " and "))
 	}
-	for name, u := range map[string]string{envGMS: t.GMS, envFrontend: t.Frontend, envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS, envReplica: t.ReplicaGMS} {
+	for name, u := range map[string]string{envGMS: t.GMS, envFrontend: t.Frontend, envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS, envLaterFrontend: t.LaterFrontend, envReplica: t.ReplicaGMS} {
 		if u == "" {
 			continue
 		}
@@ -154,6 +159,7 @@ var capabilities = []struct {
 	{"@cap:auth-disabled", func(t *target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + envNoAuth + ")"},
 	{"@cap:auth-disabled-frontend", func(t *target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + envNoAuthFrontend + ")"},
 	{"@cap:clock", func(t *target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + envLater + ")"},
+	{"@cap:clock-frontend", func(t *target) bool { return t.LaterFrontend != "" }, "the frontend of an instance whose clock runs 25 hours ahead (" + envLaterFrontend + ")"},
 	{"@cap:replicas", func(t *target) bool { return t.ReplicaGMS != "" }, "a second instance of the same deployment (" + envReplica + ")"},
 	{"@cap:ui", func(t *target) bool { return t.Pages }, "a frontend that serves the sign-in and access tokens pages (its GET /login answers no sign-in form with data-testid=\"login-form\")"},
 }
@@ -189,6 +195,8 @@ func (t *target) describe() string {
 	later := t.LaterGMS
 	if later == "" {
 		later = "none (@cap:clock scenarios are skipped)"
+	} else if t.LaterFrontend != "" {
+		later += " (frontend " + t.LaterFrontend + ")"
 	}
 	replica := t.ReplicaGMS
 	if replica == "" {

@@ -492,4 +492,5 @@ func registerTokenRequestSteps(s stepRegistrar) {
 	s.Step(`^the administrator lists `+who+`'s tokens one at a time$`, adminListsOneAtATime)
 	s.Step(`^each of the first three pages holds one of the three tokens, a different one each time$`, firstPagesHoldEachToken)
 	s.Step(`^the page after them is empty but counts all three$`, pageAfterIsEmptyButCounts)
+	registerTokenFilterSteps(s)
 }

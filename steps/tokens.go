@@ -15,6 +15,7 @@ import (
 type tokenState struct {
 	newToken      *tokenRecord   // the token the scenario made last
 	tokenBaseline *tokenBaseline // tokens for a user before an attempt to make one
+	namedTokens   []*tokenRecord // tokens made by name (token_filters.go)
 }
 
 // tokenMetadata is DataHub's AccessTokenMetadata.
@@ -118,6 +119,10 @@ func (w *world) revokeTolerant(id string) error {
 type tokenFilter struct {
 	Field  string   `json:"field"`
 	Values []string `json:"values"`
+	// Condition and Negated are sent only when set: "EQUAL" and true
+	// leave out the tokens whose field has one of the values.
+	Condition string `json:"condition,omitempty"`
+	Negated   bool   `json:"negated,omitempty"`
 }
 
 // tokenList is DataHub's ListAccessTokenResult.
@@ -141,7 +146,11 @@ func (w *world) listTokens(c caller, filters ...tokenFilter) *answer {
 	a := w.graphql(c, w.suite.docs.listAccessTokens, map[string]any{"input": input})
 	var whose []string
 	for _, f := range filters {
-		whose = append(whose, f.Field+"="+strings.Join(f.Values, ","))
+		op := "="
+		if f.Negated {
+			op = "!="
+		}
+		whose = append(whose, f.Field+op+strings.Join(f.Values, ","))
 	}
 	a.what = fmt.Sprintf("%s listing tokens (filters: %s)", c.name, strings.Join(whose, "; "))
 	a.noEffect = nothingToCheck

@@ -92,6 +92,7 @@ func registerUISteps(s stepRegistrar) {
 	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL with `+who+`'s token in its headers editor$`, runsInGraphiQLWithToken)
 	s.Step(`^GraphiQL's result shows `+who+`'s URN$`, graphiqlShowsURN)
 	s.Step(`^every request the page made went to the service's own origin$`, requestsStayedHome)
+	registerSharedSessionSteps(s)
 }
 
 // frontend is the frontend the scenario's browsers use.
@@ -150,28 +151,24 @@ func (w *world) screenshotOnFailure() string {
 	return "\nscreenshot of the page: " + path
 }
 
-// givePassword sets a random password for p, as DataHub has it done for a
-// native user: the administrator makes a reset token, the user sets a
-// password with it at the frontend.
+// givePassword makes p a user with a password, as DataHub has it done:
+// the administrator invites them with an invite token and they sign up at
+// the frontend, choosing a random password (native_users.go). The frontend
+// signs them in as it makes them, as DataHub's does: a browser given the
+// cookies it set (p.session) is signed in. Only a scenario of native
+// users (@cap:native-users) makes its people so, and only before anything
+// else has made their user.
 func (w *world) givePassword(p *person) error {
 	if p.password != "" {
 		return nil
 	}
-	if err := w.ensureUser(p); err != nil {
-		return err
+	if !w.native {
+		return w.fail("%s needs a password, which only a scenario tagged @cap:native-users gives (its people sign up with an invite token)", p.name)
 	}
-	admin := w.admin()
-	a := w.graphql(admin, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
-	a.what = fmt.Sprintf("%s making a password reset token for %s", admin.name, p.name)
-	password, cookies, err := w.setPasswordWithResetToken(a, p, admin.frontend)
-	if err != nil {
-		return err
+	if p.exists {
+		return w.fail("%s's user was made without a password (%s is known only by a user name): DataHub gives passwords only to people who sign up", p.name, p.name)
 	}
-	p.password = password
-	// The frontend signs the user in as it sets the password, as
-	// DataHub's does: a browser given that cookie is signed in.
-	p.session = append(p.session, cookies...)
-	return nil
+	return w.ensureUser(p)
 }
 
 // setPasswordWithResetToken takes the reset token from the answer a to
@@ -1387,4 +1384,53 @@ func requestsStayedHome(ctx context.Context) error {
 		return w.uiFail(b, "the page made no requests at all: was it loaded?")
 	}
 	return nil
+}
+
+// Steps: one session for the pages and the sign-in API (signin-08).
+
+func registerSharedSessionSteps(s stepRegistrar) {
+	s.Step(`^`+who+`'s browser holds the cookies of that session$`, browserHoldsAPISession)
+	s.Step(`^after `+who+` signs out at the frontend's sign-out API in the browser, the access tokens page sends the browser to sign in$`, signsOutAtAPIInBrowser)
+}
+
+// browserHoldsAPISession gives p's browser the cookies p's client was given
+// by the sign-in API, and opens the access tokens page with them.
+func browserHoldsAPISession(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	cs := w.clientOf(p).cookies()
+	if len(cs) == 0 {
+		return w.fail("%s's client holds no cookie of the frontend", name)
+	}
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	for _, c := range cs {
+		if err := b.run(network.SetCookie(c.Name, c.Value).WithURL(w.frontend()).WithPath("/").WithHTTPOnly(true)); err != nil {
+			return w.uiFail(b, "giving %s's browser the cookie %s: %v", name, c.Name, err)
+		}
+	}
+	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+		return w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	return nil
+}
+
+// signsOutAtAPIInBrowser opens the frontend's /logOut in p's browser, as
+// DataHub's web app signs out, then the access tokens page, which must
+// send the browser to sign in.
+func signsOutAtAPIInBrowser(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	b, err := w.browserOf(name)
+	if err != nil {
+		return err
+	}
+	if err := b.navigate(w.frontend() + "/logOut"); err != nil {
+		return w.uiFail(b, "opening %s/logOut: %v", w.frontend(), err)
+	}
+	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+		return w.uiFail(b, "opening the access tokens page: %v", err)
+	}
+	return atSignInPage(ctx)
 }

@@ -62,6 +62,7 @@ type world struct {
 	failCurl                   string // a curl line repeating its last request
 	noAuth                     bool   // talks to the auth-disabled deployment
 	later                      bool   // tokens are sent to the instance whose clock runs ahead
+	native                     bool   // @cap:native-users: people sign up with an invite token
 	seq                        int    // numbers the things this scenario makes
 
 	http *httpexpect.Expect
@@ -84,6 +85,7 @@ type world struct {
 	graphqlState               // graphql_http.go
 	hostileState               // hostile.go
 	uiState                    // ui.go
+	nativeState                // native_users.go
 	sdkState                   // sdk.go, restli.go, openapi.go
 	securityState              // security.go
 	paged         *pagedTokens // token_requests.go
@@ -124,8 +126,11 @@ func newWorld(s *suite, sc *godog.Scenario) *world {
 		policyState: policyState{policies: map[string]*policyRecord{}},
 	}
 	for _, t := range sc.Tags {
-		if t.Name == "@exclusive" {
+		switch t.Name {
+		case "@exclusive":
 			w.exclusive = true
+		case "@cap:native-users":
+			w.native = true
 		}
 	}
 	w.http = newExpect(w)

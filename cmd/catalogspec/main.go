@@ -51,6 +51,7 @@ var runFlags = []struct{ name, env, usage string }{
 	{"noauth-gms-url", "CATALOGSPEC_NOAUTH_GMS_URL", "metadata service of an instance with authentication disabled; unset: those scenarios are skipped"},
 	{"noauth-frontend-url", "CATALOGSPEC_NOAUTH_FRONTEND_URL", "frontend of that instance"},
 	{"later-gms-url", "CATALOGSPEC_LATER_GMS_URL", "metadata service of an instance sharing the data whose clock runs 25 hours ahead"},
+	{"later-frontend-url", "CATALOGSPEC_LATER_FRONTEND_URL", "frontend of that instance"},
 	{"replica-gms-url", "CATALOGSPEC_REPLICA_GMS_URL", "metadata service of another instance of the same deployment (same database and clock)"},
 	{"propagation-timeout", "CATALOGSPEC_PROPAGATION_TIMEOUT", "how long a policy change or a token list may take to show (default 150s; 5s for the reference)"},
 	{"tags", "CATALOGSPEC_TAGS", "tag expression selecting scenarios, e.g. @must or @cap:tokens && ~@exclusive (default all)"},

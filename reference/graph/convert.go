@@ -32,7 +32,7 @@ func corpUser(u *reference.CorpUser) *model.CorpUser {
 	}
 	return &model.CorpUser{
 		Urn: u.URN.String(), Type: model.EntityTypeCorpUser, Username: u.Username, Status: &status,
-		Info: &model.CorpUserInfo{Active: u.Active, DisplayName: optional(u.DisplayName), Email: optional(u.Email), FullName: optional(u.FullName)},
+		Info: &model.CorpUserInfo{Active: u.Active, DisplayName: optional(u.DisplayName), Email: optional(u.Email), FullName: optional(u.FullName), Title: optional(u.Title)},
 		Properties: &model.CorpUserProperties{
 			Active: u.Active, DisplayName: optional(u.DisplayName), Email: optional(u.Email),
 			Title: optional(u.Title), FullName: optional(u.FullName), ManagerURN: managerURN(u.Manager),

@@ -91,6 +91,7 @@ type ComplexityRoot struct {
 		DisplayName func(childComplexity int) int
 		Email       func(childComplexity int) int
 		FullName    func(childComplexity int) int
+		Title       func(childComplexity int) int
 	}
 
 	CorpUserProperties struct {
@@ -100,6 +101,10 @@ type ComplexityRoot struct {
 		FullName    func(childComplexity int) int
 		Manager     func(childComplexity int) int
 		Title       func(childComplexity int) int
+	}
+
+	InviteToken struct {
+		InviteToken func(childComplexity int) int
 	}
 
 	ListAccessTokenResult struct {
@@ -116,13 +121,22 @@ type ComplexityRoot struct {
 		Total    func(childComplexity int) int
 	}
 
+	ListUsersResult struct {
+		Count func(childComplexity int) int
+		Start func(childComplexity int) int
+		Total func(childComplexity int) int
+		Users func(childComplexity int) int
+	}
+
 	Mutation struct {
 		CreateAccessToken          func(childComplexity int, input model.CreateAccessTokenInput) int
+		CreateInviteToken          func(childComplexity int, input model.CreateInviteTokenInput) int
 		CreateNativeUserResetToken func(childComplexity int, input model.CreateNativeUserResetTokenInput) int
 		CreatePolicy               func(childComplexity int, input model.PolicyUpdateInput) int
 		CreateTag                  func(childComplexity int, input model.CreateTagInput) int
 		DeletePolicy               func(childComplexity int, urn string) int
 		DeleteTag                  func(childComplexity int, urn string) int
+		RemoveUser                 func(childComplexity int, urn string) int
 		RevokeAccessToken          func(childComplexity int, tokenID string) int
 		UpdatePolicy               func(childComplexity int, urn string, input model.PolicyUpdateInput) int
 	}
@@ -130,6 +144,7 @@ type ComplexityRoot struct {
 	PlatformPrivileges struct {
 		CreateTags                   func(childComplexity int) int
 		GeneratePersonalAccessTokens func(childComplexity int) int
+		ManageIdentities             func(childComplexity int) int
 		ManagePolicies               func(childComplexity int) int
 		ManageTags                   func(childComplexity int) int
 		ManageTokens                 func(childComplexity int) int
@@ -152,8 +167,10 @@ type ComplexityRoot struct {
 		AppConfig              func(childComplexity int) int
 		CorpUser               func(childComplexity int, urn string) int
 		GetAccessTokenMetadata func(childComplexity int, token string) int
+		GetInviteToken         func(childComplexity int, input model.GetInviteTokenInput) int
 		ListAccessTokens       func(childComplexity int, input model.ListAccessTokenInput) int
 		ListPolicies           func(childComplexity int, input model.ListPoliciesInput) int
+		ListUsers              func(childComplexity int, input model.ListUsersInput) int
 		Me                     func(childComplexity int) int
 		Tag                    func(childComplexity int, urn string) int
 	}
@@ -199,6 +216,8 @@ type MutationResolver interface {
 	UpdatePolicy(ctx context.Context, urn string, input model.PolicyUpdateInput) (*string, error)
 	DeletePolicy(ctx context.Context, urn string) (*string, error)
 	CreateNativeUserResetToken(ctx context.Context, input model.CreateNativeUserResetTokenInput) (*model.ResetToken, error)
+	RemoveUser(ctx context.Context, urn string) (*bool, error)
+	CreateInviteToken(ctx context.Context, input model.CreateInviteTokenInput) (*model.InviteToken, error)
 }
 type QueryResolver interface {
 	Me(ctx context.Context) (*model.AuthenticatedUser, error)
@@ -208,6 +227,8 @@ type QueryResolver interface {
 	Tag(ctx context.Context, urn string) (*model.Tag, error)
 	ListPolicies(ctx context.Context, input model.ListPoliciesInput) (*model.ListPoliciesResult, error)
 	CorpUser(ctx context.Context, urn string) (*model.CorpUser, error)
+	ListUsers(ctx context.Context, input model.ListUsersInput) (*model.ListUsersResult, error)
+	GetInviteToken(ctx context.Context, input model.GetInviteTokenInput) (*model.InviteToken, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -421,6 +442,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CorpUserInfo.FullName(childComplexity), true
+	case "CorpUserInfo.title":
+		if e.ComplexityRoot.CorpUserInfo.Title == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpUserInfo.Title(childComplexity), true
 
 	case "CorpUserProperties.active":
 		if e.ComplexityRoot.CorpUserProperties.Active == nil {
@@ -458,6 +485,13 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CorpUserProperties.Title(childComplexity), true
+
+	case "InviteToken.inviteToken":
+		if e.ComplexityRoot.InviteToken.InviteToken == nil {
+			break
+		}
+
+		return e.ComplexityRoot.InviteToken.InviteToken(childComplexity), true
 
 	case "ListAccessTokenResult.count":
 		if e.ComplexityRoot.ListAccessTokenResult.Count == nil {
@@ -509,6 +543,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ListPoliciesResult.Total(childComplexity), true
 
+	case "ListUsersResult.count":
+		if e.ComplexityRoot.ListUsersResult.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListUsersResult.Count(childComplexity), true
+	case "ListUsersResult.start":
+		if e.ComplexityRoot.ListUsersResult.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListUsersResult.Start(childComplexity), true
+	case "ListUsersResult.total":
+		if e.ComplexityRoot.ListUsersResult.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListUsersResult.Total(childComplexity), true
+	case "ListUsersResult.users":
+		if e.ComplexityRoot.ListUsersResult.Users == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ListUsersResult.Users(childComplexity), true
+
 	case "Mutation.createAccessToken":
 		if e.ComplexityRoot.Mutation.CreateAccessToken == nil {
 			break
@@ -520,6 +579,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.CreateAccessToken(childComplexity, args["input"].(model.CreateAccessTokenInput)), true
+	case "Mutation.createInviteToken":
+		if e.ComplexityRoot.Mutation.CreateInviteToken == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createInviteToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateInviteToken(childComplexity, args["input"].(model.CreateInviteTokenInput)), true
 	case "Mutation.createNativeUserResetToken":
 		if e.ComplexityRoot.Mutation.CreateNativeUserResetToken == nil {
 			break
@@ -575,6 +645,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteTag(childComplexity, args["urn"].(string)), true
+	case "Mutation.removeUser":
+		if e.ComplexityRoot.Mutation.RemoveUser == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeUser_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveUser(childComplexity, args["urn"].(string)), true
 	case "Mutation.revokeAccessToken":
 		if e.ComplexityRoot.Mutation.RevokeAccessToken == nil {
 			break
@@ -610,6 +691,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PlatformPrivileges.GeneratePersonalAccessTokens(childComplexity), true
+	case "PlatformPrivileges.manageIdentities":
+		if e.ComplexityRoot.PlatformPrivileges.ManageIdentities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PlatformPrivileges.ManageIdentities(childComplexity), true
 	case "PlatformPrivileges.managePolicies":
 		if e.ComplexityRoot.PlatformPrivileges.ManagePolicies == nil {
 			break
@@ -718,6 +805,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.GetAccessTokenMetadata(childComplexity, args["token"].(string)), true
+	case "Query.getInviteToken":
+		if e.ComplexityRoot.Query.GetInviteToken == nil {
+			break
+		}
+
+		args, err := ec.field_Query_getInviteToken_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.GetInviteToken(childComplexity, args["input"].(model.GetInviteTokenInput)), true
 
 	case "Query.listAccessTokens":
 		if e.ComplexityRoot.Query.ListAccessTokens == nil {
@@ -741,6 +839,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ListPolicies(childComplexity, args["input"].(model.ListPoliciesInput)), true
+	case "Query.listUsers":
+		if e.ComplexityRoot.Query.ListUsers == nil {
+			break
+		}
+
+		args, err := ec.field_Query_listUsers_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ListUsers(childComplexity, args["input"].(model.ListUsersInput)), true
 	case "Query.me":
 		if e.ComplexityRoot.Query.Me == nil {
 			break
@@ -845,11 +954,14 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputActorFilterInput,
 		ec.unmarshalInputCreateAccessTokenInput,
+		ec.unmarshalInputCreateInviteTokenInput,
 		ec.unmarshalInputCreateNativeUserResetTokenInput,
 		ec.unmarshalInputCreateTagInput,
 		ec.unmarshalInputFacetFilterInput,
+		ec.unmarshalInputGetInviteTokenInput,
 		ec.unmarshalInputListAccessTokenInput,
 		ec.unmarshalInputListPoliciesInput,
+		ec.unmarshalInputListUsersInput,
 		ec.unmarshalInputPolicyUpdateInput,
 		ec.unmarshalInputResourceFilterInput,
 	)
@@ -1052,6 +1164,8 @@ func (ec *executionContext) childFields_CorpUserInfo(ctx context.Context, field 
 		return ec.fieldContext_CorpUserInfo_email(ctx, field)
 	case "fullName":
 		return ec.fieldContext_CorpUserInfo_fullName(ctx, field)
+	case "title":
+		return ec.fieldContext_CorpUserInfo_title(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CorpUserInfo", field.Name)
 }
@@ -1072,6 +1186,14 @@ func (ec *executionContext) childFields_CorpUserProperties(ctx context.Context, 
 		return ec.fieldContext_CorpUserProperties_fullName(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CorpUserProperties", field.Name)
+}
+
+func (ec *executionContext) childFields_InviteToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "inviteToken":
+		return ec.fieldContext_InviteToken_inviteToken(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type InviteToken", field.Name)
 }
 
 func (ec *executionContext) childFields_ListAccessTokenResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1102,6 +1224,20 @@ func (ec *executionContext) childFields_ListPoliciesResult(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type ListPoliciesResult", field.Name)
 }
 
+func (ec *executionContext) childFields_ListUsersResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_ListUsersResult_start(ctx, field)
+	case "count":
+		return ec.fieldContext_ListUsersResult_count(ctx, field)
+	case "total":
+		return ec.fieldContext_ListUsersResult_total(ctx, field)
+	case "users":
+		return ec.fieldContext_ListUsersResult_users(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ListUsersResult", field.Name)
+}
+
 func (ec *executionContext) childFields_PlatformPrivileges(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "generatePersonalAccessTokens":
@@ -1114,6 +1250,8 @@ func (ec *executionContext) childFields_PlatformPrivileges(ctx context.Context, 
 		return ec.fieldContext_PlatformPrivileges_createTags(ctx, field)
 	case "manageTags":
 		return ec.fieldContext_PlatformPrivileges_manageTags(ctx, field)
+	case "manageIdentities":
+		return ec.fieldContext_PlatformPrivileges_manageIdentities(ctx, field)
 	case "manageUserCredentials":
 		return ec.fieldContext_PlatformPrivileges_manageUserCredentials(ctx, field)
 	}
@@ -1322,6 +1460,20 @@ func (ec *executionContext) field_Mutation_createAccessToken_args(ctx context.Co
 	return args, nil
 }
 
+func (ec *executionContext) field_Mutation_createInviteToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.CreateInviteTokenInput, error) {
+			return ec.unmarshalNCreateInviteTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCreateInviteTokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Mutation_createNativeUserResetToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1379,6 +1531,20 @@ func (ec *executionContext) field_Mutation_deletePolicy_args(ctx context.Context
 }
 
 func (ec *executionContext) field_Mutation_deleteTag_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "urn",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["urn"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeUser_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "urn",
@@ -1470,6 +1636,20 @@ func (ec *executionContext) field_Query_getAccessTokenMetadata_args(ctx context.
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_getInviteToken_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.GetInviteTokenInput, error) {
+			return ec.unmarshalNGetInviteTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐGetInviteTokenInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_listAccessTokens_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -1490,6 +1670,20 @@ func (ec *executionContext) field_Query_listPolicies_args(ctx context.Context, r
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ListPoliciesInput, error) {
 			return ec.unmarshalNListPoliciesInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListPoliciesInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_listUsers_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ListUsersInput, error) {
+			return ec.unmarshalNListUsersInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListUsersInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2339,6 +2533,29 @@ func (ec *executionContext) fieldContext_CorpUserInfo_fullName(_ context.Context
 	return graphql.NewScalarFieldContext("CorpUserInfo", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _CorpUserInfo_title(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpUserInfo_title(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Title, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CorpUserInfo_title(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpUserInfo", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
 func (ec *executionContext) _CorpUserProperties_active(ctx context.Context, field graphql.CollectedField, obj *model.CorpUserProperties) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2484,6 +2701,29 @@ func (ec *executionContext) _CorpUserProperties_fullName(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_CorpUserProperties_fullName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("CorpUserProperties", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _InviteToken_inviteToken(ctx context.Context, field graphql.CollectedField, obj *model.InviteToken) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_InviteToken_inviteToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InviteToken, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_InviteToken_inviteToken(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("InviteToken", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _ListAccessTokenResult_start(ctx context.Context, field graphql.CollectedField, obj *model.ListAccessTokenResult) (ret graphql.Marshaler) {
@@ -2683,6 +2923,107 @@ func (ec *executionContext) fieldContext_ListPoliciesResult_policies(_ context.C
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Policy(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ListUsersResult_start(ctx context.Context, field graphql.CollectedField, obj *model.ListUsersResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListUsersResult_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListUsersResult_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListUsersResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ListUsersResult_count(ctx context.Context, field graphql.CollectedField, obj *model.ListUsersResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListUsersResult_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListUsersResult_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListUsersResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ListUsersResult_total(ctx context.Context, field graphql.CollectedField, obj *model.ListUsersResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListUsersResult_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListUsersResult_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ListUsersResult", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ListUsersResult_users(ctx context.Context, field graphql.CollectedField, obj *model.ListUsersResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ListUsersResult_users(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Users, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CorpUser) graphql.Marshaler {
+			return ec.marshalNCorpUser2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUserᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ListUsersResult_users(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ListUsersResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CorpUser(ctx, field)
 		},
 	}
 	return fc, nil
@@ -3040,6 +3381,94 @@ func (ec *executionContext) fieldContext_Mutation_createNativeUserResetToken(ctx
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_removeUser(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeUser(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveUser(ctx, fc.Args["urn"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeUser(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeUser_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createInviteToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createInviteToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateInviteToken(ctx, fc.Args["input"].(model.CreateInviteTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InviteToken) graphql.Marshaler {
+			return ec.marshalOInviteToken2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐInviteToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createInviteToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InviteToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createInviteToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _PlatformPrivileges_generatePersonalAccessTokens(ctx context.Context, field graphql.CollectedField, obj *model.PlatformPrivileges) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3152,6 +3581,29 @@ func (ec *executionContext) _PlatformPrivileges_manageTags(ctx context.Context, 
 	)
 }
 func (ec *executionContext) fieldContext_PlatformPrivileges_manageTags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PlatformPrivileges", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _PlatformPrivileges_manageIdentities(ctx context.Context, field graphql.CollectedField, obj *model.PlatformPrivileges) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PlatformPrivileges_manageIdentities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ManageIdentities, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PlatformPrivileges_manageIdentities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("PlatformPrivileges", field, false, false, errors.New("field of type Boolean does not have child fields"))
 }
 
@@ -3681,6 +4133,94 @@ func (ec *executionContext) fieldContext_Query_corpUser(ctx context.Context, fie
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_corpUser_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_listUsers(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_listUsers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ListUsers(ctx, fc.Args["input"].(model.ListUsersInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ListUsersResult) graphql.Marshaler {
+			return ec.marshalOListUsersResult2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListUsersResult(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_listUsers(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ListUsersResult(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_listUsers_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_getInviteToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_getInviteToken(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().GetInviteToken(ctx, fc.Args["input"].(model.GetInviteTokenInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.InviteToken) graphql.Marshaler {
+			return ec.marshalOInviteToken2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐInviteToken(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_getInviteToken(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_InviteToken(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_getInviteToken_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -5223,6 +5763,36 @@ func (ec *executionContext) unmarshalInputCreateAccessTokenInput(ctx context.Con
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputCreateInviteTokenInput(ctx context.Context, obj any) (model.CreateInviteTokenInput, error) {
+	var it model.CreateInviteTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roleUrn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roleUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleUrn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoleUrn = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateNativeUserResetTokenInput(ctx context.Context, obj any) (model.CreateNativeUserResetTokenInput, error) {
 	var it model.CreateNativeUserResetTokenInput
 	if obj == nil {
@@ -5308,7 +5878,7 @@ func (ec *executionContext) unmarshalInputFacetFilterInput(ctx context.Context, 
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"field", "values", "value"}
+	fieldsInOrder := [...]string{"field", "values", "value", "negated", "condition"}
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
 		if !ok {
@@ -5336,6 +5906,50 @@ func (ec *executionContext) unmarshalInputFacetFilterInput(ctx context.Context, 
 				return it, err
 			}
 			it.Value = data
+		case "negated":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("negated"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Negated = data
+		case "condition":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("condition"))
+			data, err := ec.unmarshalOFilterOperator2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐFilterOperator(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Condition = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputGetInviteTokenInput(ctx context.Context, obj any) (model.GetInviteTokenInput, error) {
+	var it model.GetInviteTokenInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"roleUrn"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "roleUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("roleUrn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RoleUrn = data
 		}
 	}
 	return it, nil
@@ -5387,6 +6001,50 @@ func (ec *executionContext) unmarshalInputListAccessTokenInput(ctx context.Conte
 
 func (ec *executionContext) unmarshalInputListPoliciesInput(ctx context.Context, obj any) (model.ListPoliciesInput, error) {
 	var it model.ListPoliciesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"start", "count", "query"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "start":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("start"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Start = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "query":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("query"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Query = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputListUsersInput(ctx context.Context, obj any) (model.ListUsersInput, error) {
+	var it model.ListUsersInput
 	if obj == nil {
 		return it, nil
 	}
@@ -5951,6 +6609,11 @@ func (ec *executionContext) _CorpUserInfo(ctx context.Context, sel ast.Selection
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "title":
+			out.Values[i] = ec._CorpUserInfo_title(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6046,6 +6709,44 @@ func (ec *executionContext) _CorpUserProperties(ctx context.Context, sel ast.Sel
 			out.Values[i] = ec._CorpUserProperties_fullName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var inviteTokenImplementors = []string{"InviteToken"}
+
+func (ec *executionContext) _InviteToken(ctx context.Context, sel ast.SelectionSet, obj *model.InviteToken) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, inviteTokenImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("InviteToken")
+		case "inviteToken":
+			out.Values[i] = ec._InviteToken_inviteToken(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -6174,6 +6875,59 @@ func (ec *executionContext) _ListPoliciesResult(ctx context.Context, sel ast.Sel
 	return out
 }
 
+var listUsersResultImplementors = []string{"ListUsersResult"}
+
+func (ec *executionContext) _ListUsersResult(ctx context.Context, sel ast.SelectionSet, obj *model.ListUsersResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, listUsersResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ListUsersResult")
+		case "start":
+			out.Values[i] = ec._ListUsersResult_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ListUsersResult_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._ListUsersResult_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "users":
+			out.Values[i] = ec._ListUsersResult_users(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -6250,6 +7004,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "removeUser":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeUser(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createInviteToken":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createInviteToken(ctx, field)
+			})
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -6305,6 +7073,11 @@ func (ec *executionContext) _PlatformPrivileges(ctx context.Context, sel ast.Sel
 			}
 		case "manageTags":
 			out.Values[i] = ec._PlatformPrivileges_manageTags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "manageIdentities":
+			out.Values[i] = ec._PlatformPrivileges_manageIdentities(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -6574,6 +7347,50 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 					}
 				}()
 				res = ec._Query_corpUser(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "listUsers":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_listUsers(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "getInviteToken":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_getInviteToken(ctx, field)
 				if res == graphql.RequiredNull {
 					atomic.AddUint32(&fs.Invalids, 1)
 				}
@@ -7292,6 +8109,22 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 	return res
 }
 
+func (ec *executionContext) marshalNCorpUser2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUserᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CorpUser) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCorpUser2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUser(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNCorpUser2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCorpUser(ctx context.Context, sel ast.SelectionSet, v *model.CorpUser) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -7304,6 +8137,11 @@ func (ec *executionContext) marshalNCorpUser2ᚖgithubᚗcomᚋcatalogspecᚋcat
 
 func (ec *executionContext) unmarshalNCreateAccessTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCreateAccessTokenInput(ctx context.Context, v any) (model.CreateAccessTokenInput, error) {
 	res, err := ec.unmarshalInputCreateAccessTokenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNCreateInviteTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐCreateInviteTokenInput(ctx context.Context, v any) (model.CreateInviteTokenInput, error) {
+	res, err := ec.unmarshalInputCreateInviteTokenInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -7330,6 +8168,11 @@ func (ec *executionContext) marshalNEntityType2githubᚗcomᚋcatalogspecᚋcata
 func (ec *executionContext) unmarshalNFacetFilterInput2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐFacetFilterInput(ctx context.Context, v any) (*model.FacetFilterInput, error) {
 	res, err := ec.unmarshalInputFacetFilterInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNGetInviteTokenInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐGetInviteTokenInput(ctx context.Context, v any) (model.GetInviteTokenInput, error) {
+	res, err := ec.unmarshalInputGetInviteTokenInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
@@ -7365,6 +8208,11 @@ func (ec *executionContext) marshalNListAccessTokenResult2ᚖgithubᚗcomᚋcata
 
 func (ec *executionContext) unmarshalNListPoliciesInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListPoliciesInput(ctx context.Context, v any) (model.ListPoliciesInput, error) {
 	res, err := ec.unmarshalInputListPoliciesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNListUsersInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListUsersInput(ctx context.Context, v any) (model.ListUsersInput, error) {
+	res, err := ec.unmarshalInputListUsersInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
@@ -7742,6 +8590,22 @@ func (ec *executionContext) unmarshalOFacetFilterInput2ᚕᚖgithubᚗcomᚋcata
 	return res, nil
 }
 
+func (ec *executionContext) unmarshalOFilterOperator2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐFilterOperator(ctx context.Context, v any) (*model.FilterOperator, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.FilterOperator)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFilterOperator2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐFilterOperator(ctx context.Context, sel ast.SelectionSet, v *model.FilterOperator) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
 func (ec *executionContext) unmarshalOInt2ᚖint(ctx context.Context, v any) (*int, error) {
 	if v == nil {
 		return nil, nil
@@ -7760,11 +8624,25 @@ func (ec *executionContext) marshalOInt2ᚖint(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalOInviteToken2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐInviteToken(ctx context.Context, sel ast.SelectionSet, v *model.InviteToken) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._InviteToken(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOListPoliciesResult2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListPoliciesResult(ctx context.Context, sel ast.SelectionSet, v *model.ListPoliciesResult) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._ListPoliciesResult(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOListUsersResult2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListUsersResult(ctx context.Context, sel ast.SelectionSet, v *model.ListUsersResult) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ListUsersResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalOLong2ᚖint64(ctx context.Context, v any) (*int64, error) {

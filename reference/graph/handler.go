@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -95,8 +96,13 @@ func presentError(ctx context.Context, err error, logger *slog.Logger) *gqlerror
 	var domain *reference.Error
 	switch {
 	case errors.As(err, &domain):
-	case len(gqlErr.Path) == 0:
-		// Not from a resolver: a parse or validation error, the client's own.
+	case len(gqlErr.Path) == 0 || gqlErr.Path[0] == ast.PathName("variable"):
+		// Not from a resolver: a parse or validation error, or a variable
+		// that does not fit its type (a field or an enum value it does not
+		// have), the client's own.
+		if where := gqlErr.Path.String(); where != "" && !strings.Contains(gqlErr.Message, where) {
+			gqlErr.Message += " at " + where
+		}
 		gqlErr.Extensions = map[string]any{"code": 400, "type": string(reference.EBADREQUEST)}
 		return gqlErr
 	default:

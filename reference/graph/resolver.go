@@ -56,6 +56,7 @@ func (r *queryResolver) Me(ctx context.Context) (*model.AuthenticatedUser, error
 			ManagePolicies:               privs[reference.PrivManagePolicies],
 			CreateTags:                   privs.CanCreateTags(),
 			ManageTags:                   privs[reference.PrivManageTags],
+			ManageIdentities:             privs[reference.PrivManageUsersAndGroups],
 			ManageUserCredentials:        privs[reference.PrivManageUserCredentials],
 		},
 	}, nil
@@ -69,19 +70,26 @@ func (r *queryResolver) AppConfig(ctx context.Context) (*model.AppConfig, error)
 }
 
 func (r *queryResolver) ListAccessTokens(ctx context.Context, in model.ListAccessTokenInput) (*model.ListAccessTokenResult, error) {
-	filters := map[string][]string{}
+	filters, exclude := map[string][]string{}, map[string][]string{}
 	for _, f := range in.Filters {
 		if f == nil {
 			continue
+		}
+		if f.Condition != nil && *f.Condition != model.FilterOperatorEqual && *f.Condition != model.FilterOperatorIn {
+			return nil, reference.Errorf(reference.EBADREQUEST, "access tokens are filtered by EQUAL or IN, not %s", *f.Condition)
 		}
 		values := f.Values
 		if f.Value != nil {
 			values = append(values, *f.Value)
 		}
-		filters[f.Field] = append(filters[f.Field], values...)
+		into := filters
+		if deref(f.Negated) {
+			into = exclude
+		}
+		into[f.Field] = append(into[f.Field], values...)
 	}
 	start, count := deref(in.Start), deref(in.Count)
-	tokens, total, err := r.Service.ListAccessTokens(ctx, reference.ListAccessTokensInput{Start: start, Count: count, Filters: filters})
+	tokens, total, err := r.Service.ListAccessTokens(ctx, reference.ListAccessTokensInput{Start: start, Count: count, Filters: filters, Exclude: exclude})
 	if err != nil {
 		return nil, err
 	}
@@ -131,6 +139,43 @@ func (r *queryResolver) CorpUser(ctx context.Context, urn string) (*model.CorpUs
 		return nil, err
 	}
 	return corpUser(u), nil
+}
+
+func (r *queryResolver) ListUsers(ctx context.Context, in model.ListUsersInput) (*model.ListUsersResult, error) {
+	start, count := deref(in.Start), deref(in.Count)
+	users, total, err := r.Service.ListUsers(ctx, start, count, deref(in.Query))
+	if err != nil {
+		return nil, err
+	}
+	out := &model.ListUsersResult{Start: start, Count: len(users), Total: total, Users: []*model.CorpUser{}}
+	for i := range users {
+		out.Users = append(out.Users, corpUser(&users[i]))
+	}
+	return out, nil
+}
+
+func (r *queryResolver) GetInviteToken(ctx context.Context, in model.GetInviteTokenInput) (*model.InviteToken, error) {
+	token, err := r.Service.GetInviteToken(ctx, deref(in.RoleUrn))
+	if err != nil {
+		return nil, err
+	}
+	return &model.InviteToken{InviteToken: token}, nil
+}
+
+func (r *mutationResolver) RemoveUser(ctx context.Context, urn string) (*bool, error) {
+	if err := r.Service.RemoveUser(ctx, urn); err != nil {
+		return nil, err
+	}
+	ok := true
+	return &ok, nil
+}
+
+func (r *mutationResolver) CreateInviteToken(ctx context.Context, in model.CreateInviteTokenInput) (*model.InviteToken, error) {
+	token, err := r.Service.CreateInviteToken(ctx, deref(in.RoleUrn))
+	if err != nil {
+		return nil, err
+	}
+	return &model.InviteToken{InviteToken: token}, nil
 }
 
 func (r *mutationResolver) CreateAccessToken(ctx context.Context, in model.CreateAccessTokenInput) (*model.AccessToken, error) {

@@ -13,6 +13,10 @@ import (
 	"time"
 )
 
+// sessionCookie is the frontend's session cookie (reference/web), named as
+// DataHub's frontend names its own.
+const sessionCookie = "PLAY_SESSION"
+
 var (
 	csrfInput  = regexp.MustCompile(`name="csrf_token" value="([^"]*)"`)
 	noRedirect = &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -64,23 +68,23 @@ func (in *instance) signIn(t *testing.T, client, username, password string, head
 	return resp
 }
 
-// withPassword gives the user name a password, as an administrator does:
-// a reset token, set at the frontend.
+// withPassword makes name a native user with password, as DataHub makes
+// them: the administrator's invite token, and a sign-up with it at the
+// frontend (name is the email, which is the username).
 func (in *instance) withPassword(t *testing.T, name, password string) {
 	t.Helper()
-	in.user(t, name)
-	resp := in.graphql(t, in.admin, `mutation R($u: String!) { createNativeUserResetToken(input: {userUrn: $u}) { resetToken } }`, map[string]any{"u": "urn:li:corpuser:" + name})
+	resp := in.graphql(t, in.admin, `query { getInviteToken(input: {}) { inviteToken } }`, nil)
 	var out struct {
 		Data struct {
-			CreateNativeUserResetToken struct{ ResetToken string }
+			GetInviteToken struct{ InviteToken string }
 		}
 	}
-	if err := json.Unmarshal([]byte(resp.body), &out); err != nil || out.Data.CreateNativeUserResetToken.ResetToken == "" {
-		t.Fatalf("reset token for %s: %.300s", name, resp.body)
+	if err := json.Unmarshal([]byte(resp.body), &out); err != nil || out.Data.GetInviteToken.InviteToken == "" {
+		t.Fatalf("invite token: %.300s", resp.body)
 	}
-	body, _ := json.Marshal(map[string]string{"email": name, "password": password, "resetToken": out.Data.CreateNativeUserResetToken.ResetToken})
-	if r := in.do(t, "POST", in.frontend+"/resetNativeUserCredentials", "", "application/json", body); r.status != 200 {
-		t.Fatalf("set %s's password: %d %.300s", name, r.status, r.body)
+	body, _ := json.Marshal(map[string]string{"fullName": name, "email": name, "password": password, "title": "", "inviteToken": out.Data.GetInviteToken.InviteToken})
+	if r := in.do(t, "POST", in.frontend+"/signUp", "", "application/json", body); r.status != 200 {
+		t.Fatalf("sign %s up: %d %.300s", name, r.status, r.body)
 	}
 }
 
@@ -94,7 +98,7 @@ func retryAfter(t *testing.T, what string, resp *http.Response, window time.Dura
 		t.Errorf("%s: Retry-After %q, want whole seconds from 1 to the window (%s)", what, resp.Header.Get("Retry-After"), window)
 	}
 	for _, c := range resp.Cookies() {
-		if c.Name == "catalogd_session" && c.Value != "" {
+		if c.Name == sessionCookie && c.Value != "" {
 			t.Errorf("%s: a session cookie was set", what)
 		}
 	}
@@ -206,7 +210,7 @@ func TestSecureCookiesAndHSTS(t *testing.T) {
 			}
 			var session *http.Cookie
 			for _, ck := range resp.Cookies() {
-				if ck.Name == "catalogd_session" {
+				if ck.Name == sessionCookie {
 					session = ck
 				}
 			}

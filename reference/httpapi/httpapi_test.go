@@ -200,6 +200,12 @@ func TestUnauthenticatedAnswers401(t *testing.T) {
 			t.Errorf("%s without a token: %d, want 200", open, r.status)
 		}
 	}
+	// The frontend's health check, where DataHub's smoke tests ask too.
+	for _, open := range []string{"/health", "/admin"} {
+		if r := do(t, "GET", tr.frontend.URL+open, "", "", ""); r.status != 200 {
+			t.Errorf("the frontend's %s without a token: %d, want 200", open, r.status)
+		}
+	}
 	if strings.Contains(tr.logs.String(), tr.rootToken) {
 		t.Error("a token reached the log")
 	}

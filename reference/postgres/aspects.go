@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -166,6 +168,14 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 	for _, field := range fields {
 		args = append(args, field, f.Where[field])
 		where += fmt.Sprintf(` AND value ->> $%d = ANY($%d)`, len(args)-1, len(args))
+	}
+	for _, field := range slices.Sorted(maps.Keys(f.Not)) {
+		args = append(args, field, f.Not[field])
+		where += fmt.Sprintf(` AND (value ->> $%d IS NULL OR NOT (value ->> $%d = ANY($%d)))`, len(args)-1, len(args)-1, len(args))
+	}
+	for _, field := range slices.Sorted(maps.Keys(f.Contains)) {
+		args = append(args, field, f.Contains[field])
+		where += fmt.Sprintf(` AND strpos(lower(value ->> $%d), lower($%d)) > 0`, len(args)-1, len(args))
 	}
 	filterArgs := args[:len(args):len(args)] // the filter alone, for the count below
 	sql := `SELECT ` + aspectColumns + `, count(*) OVER ()` + where

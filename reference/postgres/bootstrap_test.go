@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -253,5 +254,51 @@ func TestStartSettlesBothRootPolicies(t *testing.T) {
 		if _, err := firstStart(t, store).Bootstrap(ctx, "pw"); err == nil {
 			t.Errorf("store call %d of %d (%s) failing: Bootstrap reported no error", n, len(healthy.calls), healthy.calls[n-1])
 		}
+	}
+}
+
+// TestStartGivesTheRootUserPrivilegesAddedSince: an earlier catalogd stored
+// the root user's platform policy without the privileges added since (the
+// ones over users); a start adds them to the policy nobody has rewritten,
+// and leaves one an administrator rewrote as it is.
+func TestStartGivesTheRootUserPrivilegesAddedSince(t *testing.T) {
+	ctx := context.Background()
+	db, _ := pgtest.Fresh(t)
+	if _, err := firstStart(t, db).Bootstrap(ctx, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	older := reference.BootPolicies()[0]
+	older.Privileges = []string{reference.PrivGenerateAccessTokens, reference.PrivManageAccessTokens, reference.PrivManagePolicies}
+	write := func(p reference.Policy, by string) {
+		t.Helper()
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.UpsertAspect(ctx, reference.Aspect{URN: p.URN, Name: reference.AspectPolicyInfo, Value: b, CreatedAt: time.Now(), CreatedBy: by}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(older, reference.SystemUser.String())
+	for range 2 { // a second start finds nothing left to do
+		if _, err := firstStart(t, db).Bootstrap(ctx, "pw"); err != nil {
+			t.Fatal(err)
+		}
+		got := storedPolicy(t, db, older.URN)
+		for _, p := range reference.PlatformPrivileges {
+			if !slices.Contains(got.Privileges, p) {
+				t.Errorf("after a start the root user's policy lacks %s: %v", p, got.Privileges)
+			}
+		}
+		if len(got.Privileges) != len(reference.PlatformPrivileges) || got.Editable {
+			t.Errorf("after a start the root user's policy is %+v; want each platform privilege once, not editable", got)
+		}
+	}
+	write(older, "urn:li:corpuser:admin")
+	if _, err := firstStart(t, db).Bootstrap(ctx, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	if got := storedPolicy(t, db, older.URN); !slices.Equal(got.Privileges, older.Privileges) {
+		t.Errorf("a start changed the privileges of a policy the administrator wrote: %v", got.Privileges)
 	}
 }

@@ -18,7 +18,7 @@ import (
 func TestResetTokenWorksUntilItsLastMillisecond(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann := f.user(t)
+	ann := f.nativeUser(t, "first")
 	made := f.now
 	reset, err := f.svc.CreateNativeUserResetToken(root, ann.String())
 	if err != nil {

@@ -239,6 +239,15 @@ func filterKey(f reference.Filter) string {
 			b.WriteString("\x01" + v)
 		}
 	}
+	for _, field := range slices.Sorted(maps.Keys(f.Not)) {
+		b.WriteString("\x02" + field)
+		for _, v := range f.Not[field] {
+			b.WriteString("\x01" + v)
+		}
+	}
+	for _, field := range slices.Sorted(maps.Keys(f.Contains)) {
+		b.WriteString("\x03" + field + "\x01" + f.Contains[field])
+	}
 	b.WriteString("\x00" + strconv.Itoa(f.Start) + "\x00" + strconv.Itoa(f.Count))
 	return b.String()
 }

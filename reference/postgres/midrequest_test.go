@@ -163,22 +163,21 @@ func midRequestOperations() []operation {
 			return func(svc *reference.Service) error { _, err := svc.Authenticate(context.Background(), raw); return err }
 		}},
 		{"SignIn", func(t *testing.T, f *fixture) func(*reference.Service) error {
-			u := f.user(t)
-			f.withPassword(t, u, "pw")
+			u := f.nativeUser(t, "pw")
 			return func(svc *reference.Service) error {
 				_, _, err := svc.SignIn(context.Background(), u.ID, "pw")
 				return err
 			}
 		}},
 		{"CreateNativeUserResetToken", func(t *testing.T, f *fixture) func(*reference.Service) error {
-			u := f.user(t)
+			u := f.nativeUser(t, "pw")
 			return func(svc *reference.Service) error {
 				_, err := svc.CreateNativeUserResetToken(root, u.String())
 				return err
 			}
 		}},
 		{"ResetNativeUserCredentials", func(t *testing.T, f *fixture) func(*reference.Service) error {
-			u := f.user(t)
+			u := f.nativeUser(t, "pw")
 			reset, err := f.svc.CreateNativeUserResetToken(root, u.String())
 			if err != nil {
 				t.Fatal(err)

@@ -16,9 +16,7 @@ import (
 func TestResetEndsSessions(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann, bob := f.user(t), f.user(t)
-	f.withPassword(t, ann, "first")
-	f.withPassword(t, bob, "bob's")
+	ann, bob := f.nativeUser(t, "first"), f.nativeUser(t, "bob's")
 	var annSessions []string
 	for i := 0; i < 2; i++ {
 		raw, _, err := f.svc.SignIn(ctx, ann.ID, "first")
@@ -32,7 +30,13 @@ func TestResetEndsSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	pat, _ := f.token(t, ann, reference.DurationOneHour)
-	f.withPassword(t, ann, "second")
+	reset, err := f.svc.CreateNativeUserResetToken(root, ann.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.ResetNativeUserCredentials(ctx, ann.ID, "second", reset); err != nil {
+		t.Fatal(err)
+	}
 	for i, raw := range annSessions {
 		if _, err := f.svc.Authenticate(ctx, raw); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
 			t.Errorf("Ann's session %d after the reset: %v; want it refused", i+1, err)
@@ -71,9 +75,7 @@ func TestSessionsOneUserMayHold(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	ann, bob := f.user(t), f.user(t)
-	f.withPassword(t, ann, "pw")
-	f.withPassword(t, bob, "pw")
+	ann, bob := f.nativeUser(t, "pw"), f.nativeUser(t, "pw")
 	bobs, _, err := f.svc.SignIn(ctx, bob.ID, "pw")
 	if err != nil {
 		t.Fatal(err)

@@ -6,28 +6,31 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
 )
 
-// withPassword gives u a password the way the frontend does: a reset token
-// made by the root user, then the password set with it.
-func (f *fixture) withPassword(t *testing.T, u reference.URN, password string) {
+// nativeUser makes a user with a password the way DataHub does: the root
+// user's invite token, and a sign-up with it.
+func (f *fixture) nativeUser(t *testing.T, password string) reference.URN {
 	t.Helper()
-	reset, err := f.svc.CreateNativeUserResetToken(root, u.String())
+	invite, err := f.svc.GetInviteToken(root, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.svc.ResetNativeUserCredentials(context.Background(), u.ID, password, reset); err != nil {
+	u, err := f.svc.SignUp(context.Background(), reference.SignUpInput{FullName: "Test", Email: "n-" + uuid.NewString()[:8] + "@example.com", Password: password, InviteToken: invite})
+	if err != nil {
 		t.Fatal(err)
 	}
+	return u
 }
 
 // signedIn makes a user with a password and signs them in.
 func (f *fixture) signedIn(t *testing.T) (reference.URN, string, reference.Session) {
 	t.Helper()
-	u := f.user(t)
-	f.withPassword(t, u, "pw")
+	u := f.nativeUser(t, "pw")
 	raw, sess, err := f.svc.SignIn(context.Background(), u.ID, "pw")
 	if err != nil {
 		t.Fatal(err)
@@ -38,8 +41,7 @@ func (f *fixture) signedIn(t *testing.T) (reference.URN, string, reference.Sessi
 func TestSignInOpensASessionThatActsAsTheUser(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann := f.user(t)
-	f.withPassword(t, ann, "ann's password")
+	ann := f.nativeUser(t, "ann's password")
 	raw, sess, err := f.svc.SignIn(ctx, ann.ID, "ann's password")
 	if err != nil {
 		t.Fatal(err)
@@ -68,11 +70,9 @@ func TestSignInOpensASessionThatActsAsTheUser(t *testing.T) {
 func TestSignInRefusesWithOneAnswer(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann := f.user(t)
-	f.withPassword(t, ann, "right")
+	ann := f.nativeUser(t, "right")
 	noPassword := f.user(t)
-	suspended := f.user(t)
-	f.withPassword(t, suspended, "right")
+	suspended := f.nativeUser(t, "right")
 	f.ingest(t, suspended, "corpUserStatus", `{"status":"SUSPENDED"}`)
 	var messages []string
 	for name, c := range map[string][2]string{
@@ -102,8 +102,7 @@ func TestSignInRefusesWithOneAnswer(t *testing.T) {
 func TestSignOutEndsTheSessionOnly(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann := f.user(t)
-	f.withPassword(t, ann, "pw")
+	ann := f.nativeUser(t, "pw")
 	first, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +153,7 @@ func TestSessionsSurviveARestartAndExpire(t *testing.T) {
 func TestResetTokensAreTheManagersToGiveAndWorkOnce(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	ann, bob := f.user(t), f.user(t)
+	ann, bob := f.nativeUser(t, "first"), f.user(t)
 	// The nearest privileges are not enough.
 	f.grant(t, bob, reference.PrivManageAccessTokens, reference.PrivManagePolicies)
 	if _, err := f.svc.CreateNativeUserResetToken(as(bob), ann.String()); reference.ErrorCodeOf(err) != reference.EUNAUTHORIZED {
@@ -165,7 +164,7 @@ func TestResetTokensAreTheManagersToGiveAndWorkOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, u := range map[string]string{"no such user": "urn:li:corpuser:nobody-" + ann.ID, "a tag": "urn:li:tag:x", "not a urn": "ann"} {
+	for name, u := range map[string]string{"no such user": "urn:li:corpuser:nobody-" + ann.ID, "a tag": "urn:li:tag:x", "not a urn": "ann", "a user without a password": bob.String()} {
 		if _, err := f.svc.CreateNativeUserResetToken(root, u); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
 			t.Errorf("reset token for %s: %v, want BAD_REQUEST", name, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -170,15 +169,27 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 		p.render(w, r, reference.HTTPStatus(code), "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next, Error: reference.ErrorMessageOf(err), Username: username})
 		return
 	}
-	p.setSession(w, r, raw, sess.ExpiresAt)
+	p.setSession(w, r, raw, sess)
 	redirectTo(w, next)
 }
 
-func (p *Pages) setSession(w http.ResponseWriter, r *http.Request, raw string, expires time.Time) {
-	http.SetCookie(w, &http.Cookie{
-		Name: SessionCookie, Value: raw, Path: "/", Expires: expires,
-		HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode,
-	})
+// setSession gives the browser the session: the same cookies whether it
+// signed in through the page, the sign-in API, a sign-up or a password
+// reset, so that each works wherever the others do.
+func (p *Pages) setSession(w http.ResponseWriter, r *http.Request, raw string, sess reference.Session) {
+	for name, value := range map[string]string{SessionCookie: raw, ActorCookie: sess.ActorURN} {
+		http.SetCookie(w, &http.Cookie{
+			Name: name, Value: value, Path: "/", Expires: sess.ExpiresAt,
+			HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode,
+		})
+	}
+}
+
+// clearSession takes the session's cookies from the browser.
+func (p *Pages) clearSession(w http.ResponseWriter, r *http.Request) {
+	for _, name := range []string{SessionCookie, ActorCookie} {
+		http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode})
+	}
 }
 
 func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
@@ -199,7 +210,7 @@ func (p *Pages) logout(w http.ResponseWriter, r *http.Request) {
 		p.failed(w, r, err)
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode})
+	p.clearSession(w, r)
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
 }
 
@@ -253,7 +264,7 @@ func (p *Pages) resetCredentials(w http.ResponseWriter, r *http.Request) {
 		answer(reference.HTTPStatus(reference.ErrorCodeOf(err)), reference.ErrorMessageOf(err))
 		return
 	}
-	p.setSession(w, r, raw, sess.ExpiresAt)
+	p.setSession(w, r, raw, sess)
 	answer(http.StatusOK, "the password is set")
 }
 

@@ -36,9 +36,13 @@ var staticFiles embed.FS
 
 // Cookie names. The session cookie holds the session token (a bearer
 // token for the metadata service), so it is HttpOnly and never readable by
-// a script.
+// a script. Its name and the actor cookie, which names the signed-in user,
+// are DataHub's frontend's (AuthUtils), whose clients read the actor
+// cookie; unlike DataHub's, it too is HttpOnly: no page of the reference's
+// needs to read it.
 const (
-	SessionCookie = "catalogd_session"
+	SessionCookie = "PLAY_SESSION"
+	ActorCookie   = "actor"
 	csrfCookie    = "catalogd_csrf"
 )
 
@@ -90,6 +94,10 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST /login", p.login)
 	mux.HandleFunc("POST /logout", p.logout)
 	mux.HandleFunc("POST /resetNativeUserCredentials", p.resetCredentials)
+	// DataHub's frontend's sign-in API (api.go).
+	mux.HandleFunc("POST /logIn", p.logInAPI)
+	mux.HandleFunc("GET /logOut", p.logOutAPI)
+	mux.HandleFunc("POST /signUp", p.signUpAPI)
 	mux.HandleFunc("GET /settings/tokens", p.showTokens)
 	mux.HandleFunc("POST /settings/tokens", p.createToken)
 	mux.HandleFunc("POST /settings/tokens/revoke", p.revokeToken)

@@ -65,18 +65,12 @@ func newSiteOn(t *testing.T, tls bool, store reference.Store, authEnabled bool) 
 		s.srv = httptest.NewServer(mux)
 	}
 	t.Cleanup(s.srv.Close)
-	u := reference.UserURN(s.username)
-	for name, value := range map[string]string{"corpUserKey": `{"username":"` + s.username + `"}`, "corpUserInfo": `{"active":true}`} {
-		p := reference.Proposal{EntityType: "corpuser", EntityURN: u.String(), ChangeType: "UPSERT", AspectName: name, Aspect: &reference.GenericAspect{Value: value, ContentType: "application/json"}}
-		if _, err := svc.IngestProposal(root, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reset, err := svc.CreateNativeUserResetToken(root, u.String())
+	// A native user, as DataHub makes them: invited, signed up.
+	invite, err := svc.GetInviteToken(root, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := svc.ResetNativeUserCredentials(context.Background(), s.username, s.password, reset); err != nil {
+	if _, err := svc.SignUp(context.Background(), reference.SignUpInput{FullName: "Web Test", Email: s.username, Password: s.password, InviteToken: invite}); err != nil {
 		t.Fatal(err)
 	}
 	return s

@@ -72,6 +72,7 @@ type CorpUserInfo struct {
 	DisplayName *string `json:"displayName,omitempty"`
 	Email       *string `json:"email,omitempty"`
 	FullName    *string `json:"fullName,omitempty"`
+	Title       *string `json:"title,omitempty"`
 }
 
 type CreateAccessTokenInput struct {
@@ -80,6 +81,10 @@ type CreateAccessTokenInput struct {
 	Duration    AccessTokenDuration `json:"duration"`
 	Name        string              `json:"name"`
 	Description *string             `json:"description,omitempty"`
+}
+
+type CreateInviteTokenInput struct {
+	RoleUrn *string `json:"roleUrn,omitempty"`
 }
 
 type CreateNativeUserResetTokenInput struct {
@@ -96,6 +101,18 @@ type FacetFilterInput struct {
 	Field  string   `json:"field"`
 	Values []string `json:"values,omitempty"`
 	Value  *string  `json:"value,omitempty"`
+	// True leaves out what the filter matches.
+	Negated *bool `json:"negated,omitempty"`
+	// How values match; unset means EQUAL. Access tokens are filtered by EQUAL and IN.
+	Condition *FilterOperator `json:"condition,omitempty"`
+}
+
+type GetInviteTokenInput struct {
+	RoleUrn *string `json:"roleUrn,omitempty"`
+}
+
+type InviteToken struct {
+	InviteToken string `json:"inviteToken"`
 }
 
 type ListAccessTokenInput struct {
@@ -124,6 +141,19 @@ type ListPoliciesResult struct {
 	Policies []*Policy `json:"policies"`
 }
 
+type ListUsersInput struct {
+	Start *int    `json:"start,omitempty"`
+	Count *int    `json:"count,omitempty"`
+	Query *string `json:"query,omitempty"`
+}
+
+type ListUsersResult struct {
+	Start int         `json:"start"`
+	Count int         `json:"count"`
+	Total int         `json:"total"`
+	Users []*CorpUser `json:"users"`
+}
+
 type Mutation struct {
 }
 
@@ -133,6 +163,7 @@ type PlatformPrivileges struct {
 	ManagePolicies               bool `json:"managePolicies"`
 	CreateTags                   bool `json:"createTags"`
 	ManageTags                   bool `json:"manageTags"`
+	ManageIdentities             bool `json:"manageIdentities"`
 	ManageUserCredentials        bool `json:"manageUserCredentials"`
 }
 
@@ -420,6 +451,85 @@ func (e *EntityType) UnmarshalJSON(b []byte) error {
 }
 
 func (e EntityType) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+type FilterOperator string
+
+const (
+	FilterOperatorContain              FilterOperator = "CONTAIN"
+	FilterOperatorEqual                FilterOperator = "EQUAL"
+	FilterOperatorIequal               FilterOperator = "IEQUAL"
+	FilterOperatorIn                   FilterOperator = "IN"
+	FilterOperatorExists               FilterOperator = "EXISTS"
+	FilterOperatorGreaterThan          FilterOperator = "GREATER_THAN"
+	FilterOperatorGreaterThanOrEqualTo FilterOperator = "GREATER_THAN_OR_EQUAL_TO"
+	FilterOperatorLessThan             FilterOperator = "LESS_THAN"
+	FilterOperatorLessThanOrEqualTo    FilterOperator = "LESS_THAN_OR_EQUAL_TO"
+	FilterOperatorStartWith            FilterOperator = "START_WITH"
+	FilterOperatorEndWith              FilterOperator = "END_WITH"
+	FilterOperatorDescendantsIncl      FilterOperator = "DESCENDANTS_INCL"
+	FilterOperatorAncestorsIncl        FilterOperator = "ANCESTORS_INCL"
+	FilterOperatorRelatedIncl          FilterOperator = "RELATED_INCL"
+)
+
+var AllFilterOperator = []FilterOperator{
+	FilterOperatorContain,
+	FilterOperatorEqual,
+	FilterOperatorIequal,
+	FilterOperatorIn,
+	FilterOperatorExists,
+	FilterOperatorGreaterThan,
+	FilterOperatorGreaterThanOrEqualTo,
+	FilterOperatorLessThan,
+	FilterOperatorLessThanOrEqualTo,
+	FilterOperatorStartWith,
+	FilterOperatorEndWith,
+	FilterOperatorDescendantsIncl,
+	FilterOperatorAncestorsIncl,
+	FilterOperatorRelatedIncl,
+}
+
+func (e FilterOperator) IsValid() bool {
+	switch e {
+	case FilterOperatorContain, FilterOperatorEqual, FilterOperatorIequal, FilterOperatorIn, FilterOperatorExists, FilterOperatorGreaterThan, FilterOperatorGreaterThanOrEqualTo, FilterOperatorLessThan, FilterOperatorLessThanOrEqualTo, FilterOperatorStartWith, FilterOperatorEndWith, FilterOperatorDescendantsIncl, FilterOperatorAncestorsIncl, FilterOperatorRelatedIncl:
+		return true
+	}
+	return false
+}
+
+func (e FilterOperator) String() string {
+	return string(e)
+}
+
+func (e *FilterOperator) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = FilterOperator(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid FilterOperator", str)
+	}
+	return nil
+}
+
+func (e FilterOperator) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *FilterOperator) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e FilterOperator) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil

@@ -1,0 +1,341 @@
+// Package smoketest replays DataHub's own smoke tests against catalogd on
+// real ports over a real PostgreSQL, request for request: the paths, the
+// bodies (the GraphQL documents copied from the smoke test, character for
+// character, and JSON encoded as Python's json.dumps encodes it), the
+// headers and the cookies, carried as Python's requests.Session carries
+// them. Each request names the file and line of the smoke test that sends
+// it, and each answer is checked as the smoke test checks it. The source is
+// datahub-project/datahub at commit 7e93355 (2026-03-27).
+package smoketest
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf16"
+
+	"github.com/catalogspec/catalogspec/reference/postgres"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
+)
+
+var (
+	catalogdBin string
+	testDB      *postgres.DB // the server pgtest provides; each test has a database of its own
+)
+
+func TestMain(m *testing.M) {
+	// Another catalogd (an older build, a mutant) may be given to replay
+	// the smoke tests against.
+	if bin := os.Getenv("CATALOGSPEC_SMOKETEST_CATALOGD"); bin != "" {
+		catalogdBin = bin
+		os.Exit(pgtest.Main(m, &testDB))
+	}
+	dir, err := os.MkdirTemp("", "smoketest-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	catalogdBin = filepath.Join(dir, "catalogd")
+	build := exec.Command("go", "build", "-o", catalogdBin, "github.com/catalogspec/catalogspec/reference/cmd/catalogd")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build catalogd:", err)
+		os.Exit(1)
+	}
+	code := pgtest.Main(m, &testDB)
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// target is one `catalogd serve`, on a database of its own, with a root
+// password the test knows: the smoke tests' admin credentials.
+type target struct {
+	gms, frontend string
+	adminPassword string
+	log           bytes.Buffer
+}
+
+func start(t *testing.T) *target {
+	t.Helper()
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	tg := &target{adminPassword: base64.RawURLEncoding.EncodeToString(b)}
+	cmd := exec.Command(catalogdBin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0", "--access-log=false")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+pgtest.Empty(t), "CATALOGD_ROOT_PASSWORD="+tg.adminPassword)
+	cmd.Stderr = &tg.log
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	listening, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if u, ok := strings.CutPrefix(sc.Text(), "catalogd: gms listening on "); ok {
+				tg.gms = u
+			}
+			if u, ok := strings.CutPrefix(sc.Text(), "catalogd: frontend listening on "); ok {
+				tg.frontend = u
+				close(listening)
+			}
+		}
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+		if t.Failed() {
+			t.Logf("catalogd's log:\n%s", tg.log.String())
+		}
+	})
+	select {
+	case <-listening:
+	case <-exited:
+		t.Fatalf("catalogd exited before listening:\n%s", tg.log.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("catalogd did not listen within 60s:\n%s", tg.log.String())
+	}
+	return tg
+}
+
+// Python's json.dumps, with its defaults (separators ", " and ": ",
+// ensure_ascii), of values built from obj (a dict, in insertion order),
+// []any, string, int, bool and nil: requests sends json= bodies so.
+
+type obj []field
+
+type field struct {
+	k string
+	v any
+}
+
+func dumps(v any) string {
+	switch t := v.(type) {
+	case obj:
+		parts := make([]string, len(t))
+		for i, f := range t {
+			parts[i] = dumps(f.k) + ": " + dumps(f.v)
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case []any:
+		parts := make([]string, len(t))
+		for i, e := range t {
+			parts[i] = dumps(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case string:
+		var b strings.Builder
+		b.WriteByte('"')
+		for _, r := range t {
+			switch {
+			case r == '"':
+				b.WriteString(`\"`)
+			case r == '\\':
+				b.WriteString(`\\`)
+			case r == '\n':
+				b.WriteString(`\n`)
+			case r == '\r':
+				b.WriteString(`\r`)
+			case r == '\t':
+				b.WriteString(`\t`)
+			case r == '\b':
+				b.WriteString(`\b`)
+			case r == '\f':
+				b.WriteString(`\f`)
+			case r < 0x20 || r > 0x7e:
+				for _, u := range utf16.Encode([]rune{r}) {
+					fmt.Fprintf(&b, `\u%04x`, u)
+				}
+			default:
+				b.WriteRune(r)
+			}
+		}
+		b.WriteByte('"')
+		return b.String()
+	case int:
+		return strconv.Itoa(t)
+	case bool:
+		return strconv.FormatBool(t)
+	case nil:
+		return "null"
+	}
+	panic(fmt.Sprintf("dumps: %T", v))
+}
+
+// session is Python's requests.Session: its cookie jar, its default
+// headers, redirects followed.
+type session struct {
+	t      *testing.T
+	client *http.Client
+	jar    *cookiejar.Jar
+}
+
+// pythonRequestsHeaders are requests.utils.default_headers().
+var pythonRequestsHeaders = map[string]string{
+	"User-Agent":      "python-requests/2.32.3",
+	"Accept-Encoding": "gzip, deflate",
+	"Accept":          "*/*",
+	"Connection":      "keep-alive",
+}
+
+func newSession(t *testing.T) *session {
+	jar, _ := cookiejar.New(nil)
+	return &session{t: t, jar: jar, client: &http.Client{Jar: jar, Timeout: 60 * time.Second}}
+}
+
+// answer is a response as the smoke test holds it.
+type answer struct {
+	status int
+	body   []byte
+	where  string // the smoke test's file and line that sent the request
+}
+
+// do sends one request as requests would, with headers on top of the
+// session's defaults.
+func (s *session) do(where, method, u string, body []byte, headers map[string]string) answer {
+	s.t.Helper()
+	req, err := http.NewRequest(method, u, bytes.NewReader(body))
+	if err != nil {
+		s.t.Fatalf("%s: %v", where, err)
+	}
+	if body == nil {
+		req.Body = nil
+	}
+	for k, v := range pythonRequestsHeaders {
+		req.Header.Set(k, v)
+	}
+	for k, v := range headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := s.client.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s: %s %s: %v", where, method, u, err)
+	}
+	defer resp.Body.Close()
+	var r io.Reader = resp.Body
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		if r, err = gzip.NewReader(resp.Body); err != nil {
+			s.t.Fatalf("%s: %v", where, err)
+		}
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		s.t.Fatalf("%s: reading the answer: %v", where, err)
+	}
+	return answer{status: resp.StatusCode, body: b, where: where}
+}
+
+// postJSON is session.post(url, json=v).
+func (s *session) postJSON(where, u string, v any) answer {
+	s.t.Helper()
+	return s.do(where, http.MethodPost, u, []byte(dumps(v)), map[string]string{"Content-Type": "application/json"})
+}
+
+// raiseForStatus is response.raise_for_status(): 4xx and 5xx raise.
+func (a answer) raiseForStatus(t *testing.T) {
+	t.Helper()
+	if a.status >= 400 {
+		t.Fatalf("%s: raise_for_status() raises: HTTP %d: %s", a.where, a.status, a.body)
+	}
+}
+
+// json is response.json().
+func (a answer) json(t *testing.T) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(a.body, &m); err != nil {
+		t.Fatalf("%s: response.json() raises: %v: %q", a.where, err, a.body)
+	}
+	return m
+}
+
+// cookie is session.cookies[name].
+func (s *session) cookie(u, name string) string {
+	s.t.Helper()
+	parsed, err := url.Parse(u)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for _, c := range s.jar.Cookies(parsed) {
+		if c.Name == name {
+			return c.Value
+		}
+	}
+	var names []string
+	for _, c := range s.jar.Cookies(parsed) {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	s.t.Fatalf("session.cookies[%q] raises KeyError: the session holds %v", name, names)
+	return ""
+}
+
+// at walks a decoded JSON value by keys and indexes, as res["data"][...]
+// does; a missing key fails the test as Python's KeyError would.
+func at(t *testing.T, where string, v any, path ...any) any {
+	t.Helper()
+	for _, p := range path {
+		switch k := p.(type) {
+		case string:
+			m, ok := v.(map[string]any)
+			if !ok {
+				t.Fatalf("%s: [%q] of %v, which is no dict", where, k, v)
+			}
+			if v, ok = m[k]; !ok {
+				t.Fatalf("%s: KeyError %q in %v", where, k, m)
+			}
+		case int:
+			l, ok := v.([]any)
+			if !ok || k >= len(l) {
+				t.Fatalf("%s: [%d] of %v", where, k, v)
+			}
+			v = l[k]
+		}
+	}
+	return v
+}
+
+// truthy is Python's truth of a decoded JSON value.
+func truthy(v any) bool {
+	switch t := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return t
+	case float64:
+		return t != 0
+	case string:
+		return t != ""
+	case []any:
+		return len(t) > 0
+	case map[string]any:
+		return len(t) > 0
+	}
+	return true
+}
