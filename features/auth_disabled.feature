@@ -5,8 +5,10 @@ Feature: Authentication disabled
   which may do everything, and the service says that token authentication is off. A request
   to the metadata service that names a user in X-DataHub-Actor runs as that user, held to
   that user's privileges; the frontend never passes a client's X-DataHub-Actor on.
-  These scenarios need an auth-disabled deployment of the target besides the normal one;
-  when the target has none, they are reported as skipped.
+  With no token to ask for, what keeps another site's pages out is the Host header: a page
+  whose site's name is made to resolve to the service (DNS rebinding) sends that name, and
+  is refused. These scenarios need an auth-disabled deployment of the target besides the
+  normal one; when the target has none, they are reported as skipped.
 
   Background:
     Given the service runs with authentication disabled
@@ -62,3 +64,9 @@ Feature: Authentication disabled
       | something other than a user |
       | a malformed URN             |
       | a tag's URN                 |
+
+  @id:noauth-09 @should @core
+  Scenario: A request naming a host the service does not answer to is refused, and no tag is made
+    When someone without a token creates a tag through the metadata service in a request that names another host
+    Then the request is refused as sent to a host the service does not answer to
+    And the tag does not exist

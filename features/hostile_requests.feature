@@ -9,7 +9,9 @@ Feature: Requests built to exhaust or confuse the service
   within seconds (an unbounded server takes minutes and gigabytes), also when a user with
   no privileges sends it. A string holding U+0000 cannot be stored, so it is refused as a
   bad request and nothing is made. A request with two Authorization headers is refused
-  rather than judged by either one.
+  rather than judged by either one. A request naming in its Host header a name the service
+  does not answer to (as a page of another site does once that site's name resolves to the
+  service: DNS rebinding) is refused, and does nothing.
 
   Background:
     Given Ann holds a personal access token
@@ -72,3 +74,14 @@ Feature: Requests built to exhaust or confuse the service
     When the administrator reads the tag's entity with a second Authorization header, Ann's
     Then the answer has status 400
     And the answer shows nothing of the tag
+
+  @id:hostile-07 @should @core @cap:tags
+  Scenario Outline: A request to the <tier> naming a host the service does not answer to is refused, and no tag is made
+    When the administrator creates a tag through the <tier> in a request that names another host
+    Then the request is refused as sent to a host the service does not answer to
+    And the tag does not exist
+
+    Examples:
+      | tier             |
+      | metadata service |
+      | frontend         |

@@ -14,6 +14,10 @@ Feature: Password reset tokens
   (NativeUserService writes the new password beside it), so until it expires anyone who
   sees it can set the password again.
 
+  A new password ends every session the old one opened: whoever learned the old password, or
+  took a browser that was signed in with it, is signed out. Personal access tokens are
+  credentials of their own, listed and revoked one by one, and stay.
+
   @id:reset-01 @must @core
   Scenario: Someone holding MANAGE_USER_CREDENTIALS makes a reset token that sets a password
     Given Ann holds a personal access token
@@ -83,3 +87,10 @@ Feature: Password reset tokens
     When someone sets another new password with the same reset token
     Then the reset is refused
     And Ann signs in with the password she set, and no one with the other one
+
+  @id:reset-08 @should @core
+  Scenario: A new password set with a reset token ends the sessions the old one opened
+    Given Ann has a password
+    When Ann sets a new password with a new reset token
+    Then the session Ann held before is refused on the GraphQL endpoint
+    And the session the new password opened is answered as Ann

@@ -16,7 +16,9 @@ Feature: Signing in through the frontend's sign-in API
   Recommended beyond DataHub (OWASP Session Management Cheat Sheet): signing out ends the
   session on the server, so that the cookies held before no longer work anywhere; and a
   suspended user is refused at sign-in, as a wrong password is, instead of being given a
-  session that no request honours.
+  session that no request honours. And (OWASP Authentication Cheat Sheet) wrong passwords
+  for one user are throttled: after a few, the frontend checks no password for that user
+  for a while, answers 429 and when to try again, and lets everyone else sign in.
 
   @id:signapi-01 @must @smoke
   Scenario: Someone signs in at the sign-in API with their username and password
@@ -112,3 +114,12 @@ Feature: Signing in through the frontend's sign-in API
     Given Ann is signed in at the frontend's sign-in API
     When the administrator removes Ann
     Then Ann's session is refused on the frontend's v2 GraphQL endpoint
+
+  @id:signapi-13 @should @core
+  Scenario: Wrong passwords for one user at the sign-in API are throttled, and the frontend says when to try again
+    Given Ann has a password
+    And Bob has a password
+    When someone signs in at the sign-in API as Ann with wrong passwords until the frontend stops checking them
+    Then the frontend answers status 429 and says when to try again
+    And at the sign-in API, Ann's right password is refused the same way, and signs no one in
+    And Bob signs in at the sign-in API with his password

@@ -5,7 +5,9 @@ Feature: Signing in to the frontend
   two was wrong. A signed-in browser holds a session: the frontend sends it on to the
   metadata service, where it is authorized exactly like that user's personal access token,
   with that user's privileges as they are at that moment. Signing out ends the session: the
-  cookie the browser held no longer works anywhere.
+  cookie the browser held no longer works anywhere. Wrong passwords for one user are
+  throttled: after a few, the frontend stops checking that user's password for a while,
+  says so with status 429 and when to try again, and lets everyone else sign in.
 
   The suite gives each user it signs in a password first, as DataHub does for native users:
   the administrator (holding MANAGE_USER_CREDENTIALS) asks for an invite token with
@@ -75,3 +77,41 @@ Feature: Signing in to the frontend
     When Ann's browser holds the cookies of that session
     Then the page shows that Ann is signed in
     And after Ann signs out at the frontend's sign-out API in the browser, the access tokens page sends the browser to sign in
+
+  @id:signin-09 @should @core
+  Scenario Outline: Signing in from a link never sends the browser to another site, <how>
+    Given Ann has a password
+    When Ann signs in from a sign-in link that leads to another site, <how>
+    Then the sign-in sends the browser to a page of the frontend
+
+    Examples:
+      | how                                       |
+      | named with its scheme                     |
+      | named without its scheme                  |
+      | named after a backslash                   |
+      | named after a dot segment and a backslash |
+      | named after a tab                         |
+
+  @id:signin-10 @should @core
+  Scenario Outline: A signed-in browser that follows a sign-in link stays on the site, <how>
+    Given Ann is signed in to the frontend in a browser
+    When Ann's browser follows a sign-in link that leads to another site, <how>
+    Then every request the page made went to the service's own origin
+    And the page shows that Ann is signed in
+
+    Examples:
+      | how                                       |
+      | named with its scheme                     |
+      | named without its scheme                  |
+      | named after a backslash                   |
+      | named after a dot segment and a backslash |
+      | named after a tab                         |
+
+  @id:signin-11 @should @core
+  Scenario: Wrong passwords for one user are throttled, and the frontend says when to try again
+    Given Ann has a password
+    And Bob has a password
+    When someone signs in as Ann with wrong passwords until the frontend stops checking them
+    Then the frontend answers status 429 and says when to try again
+    And Ann's right password is refused the same way, and signs no one in
+    And Bob signs in with his password

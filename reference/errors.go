@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 	"unicode/utf8"
 )
 
@@ -44,6 +45,9 @@ const (
 type Error struct {
 	Code    ErrorCode
 	Message string
+	// RetryAfter, for ETOOMANYREQUESTS, is how long to wait before trying
+	// again (RetryAfterOf).
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
@@ -101,6 +105,8 @@ func HTTPStatus(code ErrorCode) int {
 		return 409
 	case EUNPROCESSABLE:
 		return 422
+	case ETOOMANYREQUESTS:
+		return 429
 	case EUNAVAILABLE:
 		return 503
 	default:

@@ -24,7 +24,15 @@ type Config struct {
 	// SessionLifetime is how long a browser session lasts (0 means
 	// DefaultSessionLifetime).
 	SessionLifetime time.Duration
-	Logger          *slog.Logger // nil means slog.Default()
+	// MaxTokensPerUser bounds the unexpired tokens one user may own (0
+	// means DefaultMaxTokensPerUser); see CreateAccessToken.
+	MaxTokensPerUser int
+	// MaxSessionsPerUser bounds the sessions one user holds at once (0
+	// means DefaultMaxSessionsPerUser); see SignIn.
+	MaxSessionsPerUser int
+	// SignInThrottle is how failed sign-ins are throttled (throttle.go).
+	SignInThrottle ThrottleConfig
+	Logger         *slog.Logger // nil means slog.Default()
 	// PolicyRefresh, for conformance testing only, makes the Service
 	// judge requests on the active policies as RefreshPolicies last read
 	// them, every PolicyRefresh, as DataHub's authorizer does: a policy
@@ -69,6 +77,8 @@ type Service struct {
 	// noPasswordHash is what a sign-in for a user without a password is
 	// compared against.
 	noPasswordHash func() []byte
+	// throttle counts failed sign-ins (throttle.go).
+	throttle *signInThrottle
 }
 
 // userRecord is a user as read, or that there is none.
@@ -140,7 +150,7 @@ func NewService(store Store, cfg Config) *Service {
 	if cfg.PasswordCost == 0 {
 		cfg.PasswordCost = bcrypt.DefaultCost
 	}
-	s := &Service{store: store, cfg: cfg}
+	s := &Service{store: store, cfg: cfg, throttle: newSignInThrottle(cfg.SignInThrottle)}
 	// Compared against when a user has no password, so that a sign-in
 	// takes as long whether or not the username exists: at this
 	// Service's cost.

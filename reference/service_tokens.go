@@ -16,9 +16,17 @@ type CreateAccessTokenInput struct {
 	Description string
 }
 
+// DefaultMaxTokensPerUser is how many unexpired tokens one user may own
+// unless the Config says otherwise: a page of the largest size lists them
+// all.
+const DefaultMaxTokensPerUser = 1000
+
 // CreateAccessToken mints a personal access token. For yourself it needs
 // GENERATE_PERSONAL_ACCESS_TOKENS or MANAGE_ACCESS_TOKENS; for anyone else
 // MANAGE_ACCESS_TOKENS. The raw token is returned here and nowhere else.
+// A caller without MANAGE_ACCESS_TOKENS owns at most MaxTokensPerUser
+// tokens that have not expired; a manager, who may list and revoke any
+// token, is not held to it.
 func (s *Service) CreateAccessToken(ctx context.Context, in CreateAccessTokenInput) (string, AccessTokenInfo, error) {
 	caller, err := s.actor(ctx)
 	if err != nil {
@@ -32,13 +40,57 @@ func (s *Service) CreateAccessToken(ctx context.Context, in CreateAccessTokenInp
 	if target == caller.URN {
 		privileges = append(privileges, PrivGenerateAccessTokens)
 	}
-	if _, err := s.require(ctx, URN{}, privileges...); err != nil {
+	held, err := s.holds(ctx, caller, URN{}, privileges...)
+	if err != nil {
 		return "", AccessTokenInfo{}, err
+	}
+	if len(held) == 0 {
+		return "", AccessTokenInfo{}, ErrUnauthorized
 	}
 	if in.Duration == DurationNoExpiry && s.cfg.RefuseNoExpiry {
 		return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "tokens that never expire (NO_EXPIRY) are not made here (ACCESS_TOKEN_ALLOW_NO_EXPIRY is false): choose a duration")
 	}
+	if !held[PrivManageAccessTokens] {
+		if err := s.checkTokensOwned(ctx, caller.URN); err != nil {
+			return "", AccessTokenInfo{}, err
+		}
+	}
 	return s.mint(ctx, caller, target, in)
+}
+
+// checkTokensOwned refuses when owner owns MaxTokensPerUser tokens that
+// have not expired. Expired ones are counted out (they are read only when
+// the count of all reaches the limit), so that a job making short-lived
+// tokens is never stopped by the ones it no longer uses.
+func (s *Service) checkTokensOwned(ctx context.Context, owner URN) error {
+	limit := s.cfg.MaxTokensPerUser
+	if limit <= 0 {
+		limit = DefaultMaxTokensPerUser
+	}
+	f := Filter{EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo, Where: map[string][]string{"ownerUrn": {owner.String()}}, Count: 1}
+	_, total, err := s.store.ListAspects(ctx, f)
+	if err != nil || total < limit {
+		return err
+	}
+	f.Count = 0
+	aspects, _, err := s.store.ListAspects(ctx, f)
+	if err != nil {
+		return err
+	}
+	now, live := s.cfg.Now(), 0
+	for _, a := range aspects {
+		t, err := decodeTokenInfo(a)
+		if err != nil {
+			return err
+		}
+		if !t.Expired(now) {
+			live++
+		}
+	}
+	if live >= limit {
+		return Errorf(EBADREQUEST, "%s already owns %d access tokens that have not expired, the most one user may own (limit: CATALOGD_MAX_TOKENS_PER_USER); revoke some first", owner, limit)
+	}
+	return nil
 }
 
 // MintAccessToken creates a token for actorURN with no caller: the operator's

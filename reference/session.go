@@ -48,7 +48,14 @@ type SessionStore interface {
 	// DeleteSession removes the session with id, if there is one, and every
 	// expired session.
 	DeleteSession(ctx context.Context, id string) error
+	// EndSessions removes the sessions of the user actorURN but the keep
+	// newest (all of them when keep is 0).
+	EndSessions(ctx context.Context, actorURN string, keep int) error
 }
+
+// DefaultMaxSessionsPerUser is how many sessions one user may hold at once
+// unless the Config says otherwise; signing in once more ends the oldest.
+const DefaultMaxSessionsPerUser = 100
 
 // Passwords are bcrypt hashes; bcrypt reads at most 72 bytes, so a longer
 // password is refused rather than cut.
@@ -81,9 +88,32 @@ func usernameURN(username string) (URN, bool) {
 // SignIn checks username and password and opens a session: it returns the
 // session token (shown to the browser once, in a cookie) and the session.
 // Any failure (no such user, no password, a wrong one, a suspended user) is
-// the same EUNAUTHENTICATED, saying nothing of which.
-func (s *Service) SignIn(ctx context.Context, username, password string) (string, Session, error) {
+// the same EUNAUTHENTICATED, saying nothing of which. Every sign-in goes
+// through here, whatever page or API it comes from, and so is throttled
+// here: after too many failures for the username, or from the client the
+// context names, an attempt is refused with ETOOMANYREQUESTS before any
+// password is compared (throttle.go).
+func (s *Service) SignIn(ctx context.Context, username, password string) (_ string, _ Session, err error) {
+	client, _ := ClientFromContext(ctx)
 	urn, ok := usernameURN(username)
+	user := ""
+	if ok {
+		user = urn.String()
+	}
+	settle, refused := s.throttle.admit(user, client.Addr, s.cfg.Now())
+	if refused != nil {
+		return "", Session{}, refused
+	}
+	defer func() {
+		switch {
+		case err == nil:
+			settle(signedIn)
+		case ErrorCodeOf(err) == EUNAUTHENTICATED:
+			settle(wrongCredentials)
+		default:
+			settle(notJudged)
+		}
+	}()
 	if !ok {
 		return "", Session{}, errBadCredentials
 	}
@@ -117,6 +147,13 @@ func (s *Service) SignIn(ctx context.Context, username, password string) (string
 	// The record's dates are whole milliseconds, as the store keeps them.
 	sess := Session{ID: TokenID(raw, s.cfg.Salt), ActorURN: urn.String(), CreatedAt: now.Truncate(time.Millisecond), ExpiresAt: now.Add(lifetime).Truncate(time.Millisecond)}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
+		return "", Session{}, err
+	}
+	keep := s.cfg.MaxSessionsPerUser
+	if keep <= 0 {
+		keep = DefaultMaxSessionsPerUser
+	}
+	if err := s.store.EndSessions(ctx, sess.ActorURN, keep); err != nil {
 		return "", Session{}, err
 	}
 	return raw, sess, nil
@@ -198,7 +235,8 @@ func (s *Service) CreateNativeUserResetToken(ctx context.Context, rawURN string)
 // ResetNativeUserCredentials sets the password of username with a reset
 // token from CreateNativeUserResetToken, as DataHub's frontend
 // /resetNativeUserCredentials. The token works once. A wrong, used or
-// expired token, or no such user, is EBADREQUEST with one message.
+// expired token, or no such user, is EBADREQUEST with one message. Every
+// session of the user ends; the user's personal access tokens stay.
 func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, password, resetToken string) error {
 	if password == "" {
 		return Errorf(EBADREQUEST, "Password must not be empty.")
@@ -225,7 +263,20 @@ func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, pass
 	if err != nil {
 		return fmt.Errorf("hash password: %w", err)
 	}
-	return s.writeCredentials(ctx, Actor{URN: urn}, urn, credentials{HashedPassword: string(hash)})
+	// A new password ends every session the old one opened: before the
+	// password changes, and again after, for a sign-in with the old one
+	// that came in between. Personal access tokens stay: each is a
+	// credential of its own, listed and revoked one by one.
+	if err := s.store.EndSessions(ctx, urn.String(), 0); err != nil {
+		return err
+	}
+	if err := s.writeCredentials(ctx, Actor{URN: urn}, urn, credentials{HashedPassword: string(hash)}); err != nil {
+		return err
+	}
+	// The reset token proved who this is: the wrong passwords tried for
+	// the user before no longer count.
+	s.throttle.forget(urn.String())
+	return s.store.EndSessions(ctx, urn.String(), 0)
 }
 
 // credentials reads a user's corpUserCredentials; none is an empty value.

@@ -132,7 +132,9 @@ func (s *State) Send(x *Exchange) (*Response, error) {
 	if _, ok := out.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = nil // Go would add its own
 	}
-	out.Host = x.upstream.Host
+	// The Host the client named goes on as it was: the service judges it
+	// (hostile-07), as it would with no proxy in front of it.
+	out.Host = x.Req.Host
 	resp, err := s.transport.RoundTrip(out)
 	if err != nil {
 		return nil, err

@@ -183,6 +183,8 @@ type request struct {
 	contentType string
 	body        []byte
 	headers     map[string]string
+	// host, when set, is the Host header sent in place of the URL's.
+	host string
 	// noRedirect takes the answer to the request itself, not to where it
 	// redirects (whose Set-Cookie would be lost).
 	noRedirect bool
@@ -217,6 +219,9 @@ func (w *world) send(c caller, r request) *answer {
 		// The request was made against the base URL: send the Host of the
 		// URL it goes to.
 		req = req.WithHost(u.Host)
+	}
+	if r.host != "" {
+		req = req.WithHost(r.host)
 	}
 	if h := c.authorization(); h != "" {
 		req = req.WithHeader("Authorization", h)

@@ -32,6 +32,7 @@ func registerSteps(s stepRegistrar) {
 	registerReplicaSteps(s)
 	registerUISteps(s)
 	registerResetSteps(s)
+	registerSecuritySteps(s)
 	registerResetRuleSteps(s)
 	registerSignInAPISteps(s)
 	registerInvitationSteps(s)

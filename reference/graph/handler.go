@@ -37,6 +37,8 @@ func NewHandler(svc *reference.Service, version string, logger *slog.Logger, lim
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.FixedComplexityLimit(complexityLimit))
+	l := limits.withDefaults()
+	srv.Use(&budgetExtension{maxCost: l.Cost, maxBytes: l.ResponseBytes})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		return presentError(ctx, err, logger)
 	})

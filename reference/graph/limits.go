@@ -29,8 +29,20 @@ type Limits struct {
 	// SameName bounds how often one response name occurs in one selection
 	// set (validation compares those pairwise).
 	SameName int
+	// Spreads bounds the fragment spreads of one selection set, through
+	// its inline fragments (validation compares them pairwise).
+	Spreads int
+	// Fragments bounds the fragments a document defines (validation
+	// compares the fragments that meet in one selection set pairwise,
+	// through every fragment they spread).
+	Fragments int
 	// Errors bounds how many errors one response reports.
 	Errors int
+	// Cost bounds the values an answer could hold, each field inside a
+	// page counted once per item the page may return (budget.go).
+	Cost int
+	// ResponseBytes bounds the bytes of a query's answer (budget.go).
+	ResponseBytes int
 	// NoIntrospection turns the schema's introspection (__schema, __type)
 	// off, for operators who would rather not publish it.
 	NoIntrospection bool
@@ -41,7 +53,7 @@ type Limits struct {
 // 13 levels and selects under 200 fields), no lower than DataHub's own (a
 // depth of 50, GRAPHQL_QUERY_DEPTH_LIMIT), and far below what costs a
 // noticeable amount of time or memory to refuse.
-var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 50, SameName: 100, Errors: 50}
+var DefaultLimits = Limits{Tokens: 15000, Fields: 5000, Depth: 50, SameName: 100, Spreads: 100, Fragments: 250, Errors: 50, Cost: DefaultMaxCost, ResponseBytes: DefaultMaxResponseBytes}
 
 // IntrospectionDepth bounds the nesting of an operation that asks about
 // the schema (__schema or __type at its top level): 20, as the good-faith
@@ -65,8 +77,20 @@ func (l Limits) withDefaults() Limits {
 	if l.SameName > 0 {
 		d.SameName = l.SameName
 	}
+	if l.Spreads > 0 {
+		d.Spreads = l.Spreads
+	}
+	if l.Fragments > 0 {
+		d.Fragments = l.Fragments
+	}
 	if l.Errors > 0 {
 		d.Errors = l.Errors
+	}
+	if l.Cost > 0 {
+		d.Cost = l.Cost
+	}
+	if l.ResponseBytes > 0 {
+		d.ResponseBytes = l.ResponseBytes
 	}
 	d.NoIntrospection = l.NoIntrospection
 	return d
@@ -119,9 +143,9 @@ func refusal(msg string) *gqlerror.Error {
 }
 
 // CheckDocument refuses a document that exceeds l, names an operation it
-// does not hold, or carries U+0000 in a string (in the document or in its
-// variables). Its messages name the limit and quote at most a short prefix
-// of the client's input.
+// does not hold, has fragments that spread themselves, or carries U+0000 in
+// a string (in the document or in its variables). Its messages name the
+// limit and quote at most a short prefix of the client's input.
 func CheckDocument(query, operationName string, variables map[string]any, l Limits) *gqlerror.Error {
 	l = l.withDefaults()
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, l.Tokens)
@@ -142,7 +166,23 @@ func CheckDocument(query, operationName string, variables map[string]any, l Limi
 	if operationName != "" && doc.Operations.ForName(operationName) == nil {
 		return refusal("the document has no operation named " + reference.Excerpt(operationName))
 	}
-	c := counter{doc: doc, limits: l, fragments: map[string]*cost{}, names: map[string][]string{}}
+	if len(doc.Fragments) > l.Fragments {
+		return refusal(fmt.Sprintf("the document defines more than %d fragments (limit: fragments)", l.Fragments))
+	}
+	defs := make(map[string]*ast.FragmentDefinition, len(doc.Fragments))
+	for _, f := range doc.Fragments {
+		if _, dup := defs[f.Name]; !dup {
+			defs[f.Name] = f
+		}
+	}
+	// Validation refuses a fragment cycle too, but only after passes whose
+	// cost grows with the cycle's length times the spreads that reach it
+	// (a ring of 1,000 fragments took seconds): refused here first, in
+	// one pass over the spreads.
+	if err := refuseCycles(doc, defs); err != nil {
+		return err
+	}
+	c := counter{defs: defs, limits: l, fragments: map[string]*cost{}, names: map[string][]string{}}
 	for _, op := range doc.Operations {
 		// collect refuses a set past the fields or depth limit as it goes.
 		total, err := c.selectionSet(op.SelectionSet)
@@ -150,7 +190,7 @@ func CheckDocument(query, operationName string, variables map[string]any, l Limi
 			return err
 		}
 		runs := operationName == "" || op.Name == operationName
-		if runs && total.depth > IntrospectionDepth && asksIntrospection(op.SelectionSet, doc, map[string]bool{}) {
+		if runs && total.depth > IntrospectionDepth && asksIntrospection(op.SelectionSet, defs, map[string]bool{}) {
 			return refusal(fmt.Sprintf("a question about the schema (__schema or __type) may nest selections at most %d levels deep (limit: introspection depth)", IntrospectionDepth))
 		}
 		for _, v := range op.VariableDefinitions {
@@ -178,7 +218,7 @@ func nulRefusal() *gqlerror.Error {
 type cost struct{ fields, depth int }
 
 type counter struct {
-	doc       *ast.QueryDocument
+	defs      map[string]*ast.FragmentDefinition // the fragments by name
 	limits    Limits
 	fragments map[string]*cost
 	names     map[string][]string
@@ -190,7 +230,8 @@ func (c *counter) topNamesOf(f *ast.FragmentDefinition) []string {
 	if n, ok := c.names[f.Name]; ok {
 		return n
 	}
-	n := topNames(f.SelectionSet, c.doc, map[string]bool{f.Name: true})
+	var n []string
+	topNames(f.SelectionSet, c.defs, map[string]bool{f.Name: true}, &n)
 	c.names[f.Name] = n
 	return n
 }
@@ -202,16 +243,17 @@ func (c *counter) cap(n int) int { return min(n, c.limits.Fields+1) }
 func (c *counter) selectionSet(set ast.SelectionSet) (cost, *gqlerror.Error) {
 	var total cost
 	names := map[string]int{}
-	if err := c.collect(set, names, &total); err != nil {
+	spreads := 0
+	if err := c.collect(set, names, &spreads, &total); err != nil {
 		return cost{}, err
 	}
 	return total, nil
 }
 
-// collect adds set's fields to total and counts its response names,
-// descending into fragments (whose fields merge into this selection set)
-// but not into sub-selections (which are sets of their own).
-func (c *counter) collect(set ast.SelectionSet, names map[string]int, total *cost) *gqlerror.Error {
+// collect adds set's fields to total and counts its response names and its
+// fragment spreads, descending into fragments (whose fields merge into this
+// selection set) but not into sub-selections (which are sets of their own).
+func (c *counter) collect(set ast.SelectionSet, names map[string]int, spreads *int, total *cost) *gqlerror.Error {
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
@@ -233,10 +275,15 @@ func (c *counter) collect(set ast.SelectionSet, names map[string]int, total *cos
 			total.fields = c.cap(total.fields + 1 + sub.fields)
 			total.depth = max(total.depth, 1+sub.depth)
 		case *ast.InlineFragment:
-			if err := c.collect(s.SelectionSet, names, total); err != nil {
+			if err := c.collect(s.SelectionSet, names, spreads, total); err != nil {
 				return err
 			}
 		case *ast.FragmentSpread:
+			// Validation compares the spreads of one set pairwise, each
+			// pair through every fragment they spread in turn.
+			if *spreads++; *spreads > c.limits.Spreads {
+				return refusal(fmt.Sprintf("one selection set spreads fragments more than %d times (limit: spreads)", c.limits.Spreads))
+			}
 			fc, err := c.fragment(s.Name)
 			if err != nil {
 				return err
@@ -244,7 +291,7 @@ func (c *counter) collect(set ast.SelectionSet, names map[string]int, total *cos
 			// The fragment's own response names merge here too; counting
 			// them once per spread keeps the check linear: a fragment
 			// spread n times adds its names n times.
-			if f := c.doc.Fragments.ForName(s.Name); f != nil {
+			if f := c.defs[s.Name]; f != nil {
 				for _, n := range c.topNamesOf(f) {
 					names[n]++
 					if names[n] > c.limits.SameName {
@@ -270,12 +317,13 @@ func (c *counter) sameNameRefusal(name string) *gqlerror.Error {
 }
 
 // fragment returns the expanded cost of a named fragment, computed once.
-// An unknown fragment or a cycle costs nothing here: validation reports it.
+// An unknown fragment costs nothing here: validation reports it. (A cycle
+// was refused before counting began.)
 func (c *counter) fragment(name string) (cost, *gqlerror.Error) {
 	if fc, ok := c.fragments[name]; ok {
-		return *fc, nil // done, or in progress (a cycle)
+		return *fc, nil
 	}
-	f := c.doc.Fragments.ForName(name)
+	f := c.defs[name]
 	if f == nil {
 		return cost{}, nil
 	}
@@ -291,7 +339,7 @@ func (c *counter) fragment(name string) (cost, *gqlerror.Error) {
 
 // asksIntrospection says whether a selection set selects __schema or __type
 // itself, or through inline fragments and spreads (each fragment once).
-func asksIntrospection(set ast.SelectionSet, doc *ast.QueryDocument, seen map[string]bool) bool {
+func asksIntrospection(set ast.SelectionSet, defs map[string]*ast.FragmentDefinition, seen map[string]bool) bool {
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
@@ -299,7 +347,7 @@ func asksIntrospection(set ast.SelectionSet, doc *ast.QueryDocument, seen map[st
 				return true
 			}
 		case *ast.InlineFragment:
-			if asksIntrospection(s.SelectionSet, doc, seen) {
+			if asksIntrospection(s.SelectionSet, defs, seen) {
 				return true
 			}
 		case *ast.FragmentSpread:
@@ -307,7 +355,7 @@ func asksIntrospection(set ast.SelectionSet, doc *ast.QueryDocument, seen map[st
 				continue
 			}
 			seen[s.Name] = true
-			if f := doc.Fragments.ForName(s.Name); f != nil && asksIntrospection(f.SelectionSet, doc, seen) {
+			if f := defs[s.Name]; f != nil && asksIntrospection(f.SelectionSet, defs, seen) {
 				return true
 			}
 		}
@@ -315,31 +363,86 @@ func asksIntrospection(set ast.SelectionSet, doc *ast.QueryDocument, seen map[st
 	return false
 }
 
-// topNames lists the response names a selection set contributes to its
-// parent, through inline fragments and spreads (each fragment once).
-func topNames(set ast.SelectionSet, doc *ast.QueryDocument, seen map[string]bool) []string {
-	var out []string
+// topNames appends to out the response names a selection set contributes
+// to its parent, through inline fragments and spreads (each fragment once).
+func topNames(set ast.SelectionSet, defs map[string]*ast.FragmentDefinition, seen map[string]bool, out *[]string) {
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
 			if s.Alias != "" {
-				out = append(out, s.Alias)
+				*out = append(*out, s.Alias)
 			} else {
-				out = append(out, s.Name)
+				*out = append(*out, s.Name)
 			}
 		case *ast.InlineFragment:
-			out = append(out, topNames(s.SelectionSet, doc, seen)...)
+			topNames(s.SelectionSet, defs, seen, out)
 		case *ast.FragmentSpread:
 			if seen[s.Name] {
 				continue
 			}
 			seen[s.Name] = true
-			if f := doc.Fragments.ForName(s.Name); f != nil {
-				out = append(out, topNames(f.SelectionSet, doc, seen)...)
+			if f := defs[s.Name]; f != nil {
+				topNames(f.SelectionSet, defs, seen, out)
 			}
 		}
 	}
-	return out
+}
+
+// refuseCycles refuses a fragment that spreads itself, directly or through
+// others, anywhere in its selections (GraphQL spec 5.5.2.2). Each fragment
+// and each spread is visited once.
+func refuseCycles(doc *ast.QueryDocument, defs map[string]*ast.FragmentDefinition) *gqlerror.Error {
+	const (
+		unvisited = iota
+		inProgress
+		done
+	)
+	state := make(map[string]int, len(defs))
+	var visit func(name string) *gqlerror.Error
+	var walk func(set ast.SelectionSet) *gqlerror.Error
+	walk = func(set ast.SelectionSet) *gqlerror.Error {
+		for _, sel := range set {
+			switch s := sel.(type) {
+			case *ast.Field:
+				if err := walk(s.SelectionSet); err != nil {
+					return err
+				}
+			case *ast.InlineFragment:
+				if err := walk(s.SelectionSet); err != nil {
+					return err
+				}
+			case *ast.FragmentSpread:
+				if err := visit(s.Name); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	visit = func(name string) *gqlerror.Error {
+		f := defs[name]
+		if f == nil {
+			return nil // an unknown fragment: validation reports it
+		}
+		switch state[name] {
+		case inProgress:
+			return refusal(fmt.Sprintf("the fragment %s spreads itself, directly or through other fragments; fragments may not form cycles", reference.Excerpt(name)))
+		case done:
+			return nil
+		}
+		state[name] = inProgress
+		if err := walk(f.SelectionSet); err != nil {
+			return err
+		}
+		state[name] = done
+		return nil
+	}
+	for _, f := range doc.Fragments {
+		if err := visit(f.Name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func hasNUL(v *ast.Value) bool {

@@ -68,7 +68,7 @@ func TestLimitsAdmitRealDocuments(t *testing.T) {
 // TestLimitsRefuse: each limit refuses the smallest document past it and
 // admits the largest within it, quickly, whatever the fragments stand for.
 func TestLimitsRefuse(t *testing.T) {
-	l := Limits{Tokens: 1000, Fields: 50, Depth: 5, SameName: 3}
+	l := Limits{Tokens: 1000, Fields: 50, Depth: 5, SameName: 3, Spreads: 3}
 	fields := func(n int) string {
 		var b strings.Builder
 		b.WriteString("{")
@@ -100,7 +100,12 @@ func TestLimitsRefuse(t *testing.T) {
 		{"3^5 fields through fragments", bomb, "limit: fields"},
 		{"NUL in a literal", `{ a(s: "x\u0000") }`, "U+0000"},
 		{"NUL in an object literal", `{ a(s: {k: ["x\u0000"]}) }`, "U+0000"},
-		{"a fragment cycle", "{ ...A }\nfragment A on Query { ...B }\nfragment B on Query { ...A }", ""},
+		{"a fragment cycle", "{ ...A }\nfragment A on Query { ...B }\nfragment B on Query { ...A }", "cycles"},
+		{"a fragment spreading itself in a sub-selection", "{ ...A }\nfragment A on Query { a { ...A } }", "cycles"},
+		{"an unused fragment cycle", "{ a }\nfragment A on Query { ...A }", "cycles"},
+		{"a fragment spread twice, not a cycle", "{ ...A ...B }\nfragment A on Query { a ...B }\nfragment B on Query { b }", ""},
+		{"4 spreads in a set", "{ ...A ... on Query { ...A ...A } ...A }\nfragment A on Query { a }", "limit: spreads"},
+		{"3 spreads in a set", "{ ...A ... on Query { ...A } ...A }\nfragment A on Query { a }", ""},
 	}
 	// Questions about the schema are bounded at 20 levels whatever the
 	// depth limit, as graphql-java's good-faith introspection check bounds

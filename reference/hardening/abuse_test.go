@@ -64,6 +64,51 @@ func distinctFields(n, k int) string {
 	return b.String()
 }
 
+// fragmentRing spreads n fragments at the top, each spreading the next:
+// a cycle that validation took seconds to find (2.8 s for 1,000).
+func fragmentRing(n int) string {
+	var b strings.Builder
+	b.WriteString("query Ring {")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, " ...F%d", i)
+	}
+	b.WriteString(" }\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "fragment F%d on Query { ...F%d }\n", i, (i+1)%n)
+	}
+	return b.String()
+}
+
+// fragmentChain has n fragments each spreading the next: no cycle, but the
+// document check listed each one's names by walking the rest (7 s for 800).
+func fragmentChain(n int) string {
+	var b strings.Builder
+	b.WriteString("query Chain { ...F0 }\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "fragment F%d on Query { a%d: __typename", i, i)
+		if i < n-1 {
+			fmt.Fprintf(&b, " ...F%d", i+1)
+		}
+		b.WriteString(" }\n")
+	}
+	return b.String()
+}
+
+// distinctSpreads spreads n fragments of one field each in one selection
+// set: validation compares them pairwise.
+func distinctSpreads(n int) string {
+	var b strings.Builder
+	b.WriteString("query Spreads {")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, " ...F%d", i)
+	}
+	b.WriteString(" }\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "fragment F%d on Query { a%d: __typename }\n", i, i)
+	}
+	return b.String()
+}
+
 func deepDocument(depth int) string {
 	return "query Deep { " + strings.Repeat("me { ", depth) + "urn" + strings.Repeat(" }", depth) + " }"
 }
@@ -94,6 +139,11 @@ func TestAbuseDocuments(t *testing.T) {
 		{"4,000 distinct fields through fragments", distinctFields(400, 12), "limit: fields"},
 		{"selections 60 deep", deepDocument(60), "depth"},
 		{"20,000 tokens", manyTokens(20000), "limit: tokens"},
+		{"a ring of 1,000 fragments (42 KB)", fragmentRing(1000), "limit: fragments"},
+		{"a ring of 250 fragments", fragmentRing(250), "may not form cycles"},
+		{"a fragment spreading itself 7,000 times", "query Self { me { corpUser { urn } } ...F }\nfragment F on Query {" + strings.Repeat(" ...F", 7000) + " }", "may not form cycles"},
+		{"a chain of 800 fragments (41 KB)", fragmentChain(800), "limit: fragments"},
+		{"200 fragments spread in one selection set", distinctSpreads(200), "limit: spreads"},
 	}
 	for _, caller := range []struct{ name, token string }{{"root", in.admin}, {"no privileges", nobody}} {
 		for _, a := range attacks {

@@ -42,7 +42,9 @@ func BenchmarkMe(b *testing.B) {
 	h := httpapi.NewServer(svc, graph.NewHandler(svc, "bench", logger, graph.Limits{}), db.Ping, "bench", logger).GMS()
 	body := `{"query":"{ me { corpUser { urn username } } }"}`
 	serve := func() *httptest.ResponseRecorder {
-		r := httptest.NewRequest(http.MethodPost, "/api/graphql", strings.NewReader(body))
+		// The service answers to its address (httptest's default Host,
+		// example.com, is another site's name).
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:8080/api/graphql", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Authorization", "Bearer "+token)
 		w := httptest.NewRecorder()

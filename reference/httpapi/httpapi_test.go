@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -497,5 +498,35 @@ func TestManagersAreLoadedWhenAsked(t *testing.T) {
 		if want := `{"data":{"corpUser":{"properties":{"manager":null}}}}`; r.status != 200 || r.body != want {
 			t.Errorf("manager of %s: %d %s, want %s", u, r.status, r.body, want)
 		}
+	}
+}
+
+// TestFrontendPassesOnARefusalOfABodyItWasSending: the GMS refuses a request
+// it does not let in before reading its body, and closes the connection.
+// Through the frontend, that refusal must reach the client as it is (401),
+// never as a 502 because the proxy was still sending the body when the
+// connection closed.
+func TestFrontendPassesOnARefusalOfABodyItWasSending(t *testing.T) {
+	tr := start(t, true)
+	body := `{"proposal":{"entityUrn":"urn:li:corpuser:x","x":"` + strings.Repeat("a", 4<<20) + `"}}`
+	var wg sync.WaitGroup
+	statuses := make(chan int, 200)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 50 {
+				statuses <- do(t, "POST", tr.frontend.URL+"/api/gms/aspects?action=ingestProposal", "garbage", "application/json", body).status
+			}
+		}()
+	}
+	wg.Wait()
+	close(statuses)
+	got := map[int]int{}
+	for s := range statuses {
+		got[s]++
+	}
+	if got[http.StatusUnauthorized] != 200 {
+		t.Errorf("200 requests with a bad token and a 4 MiB body through the frontend: answered %v, want 401 for each", got)
 	}
 }

@@ -63,8 +63,15 @@ func (s *Server) common(next http.Handler) http.Handler {
 			}
 			s.logger.Log(r.Context(), s.accessLevel, "request", attrs...)
 		}()
+		if s.checkHost(rec, r) {
+			return
+		}
+		client := s.clientOf(r)
+		if client.Secure {
+			rec.Header().Set("Strict-Transport-Security", hstsHeader)
+		}
 		r.Body = http.MaxBytesReader(rec, r.Body, bodyLimit(r))
-		ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), accessKey{}, acc), s.requestTimeout)
+		ctx, cancel := context.WithTimeout(context.WithValue(reference.NewContextWithClient(r.Context(), client), accessKey{}, acc), s.requestTimeout)
 		defer cancel()
 		next.ServeHTTP(rec, r.WithContext(ctx))
 	})

@@ -21,6 +21,15 @@ func (s *Server) proxy(target *url.URL) http.Handler {
 			pr.SetURL(target)
 			pr.SetXForwarded()
 			pr.Out.Header.Del("X-DataHub-Actor")
+			// The GMS refuses a request it does not let in before reading
+			// its body, and closes the connection (refuseBody). Were the
+			// body on its way, the close would reset the connection and
+			// the proxy would lose the refusal and answer 502; asked to
+			// wait for "100 Continue", it sends the body only to a GMS
+			// that reads it, and passes a refusal on as it is.
+			if pr.Out.ContentLength != 0 {
+				pr.Out.Header.Set("Expect", "100-continue")
+			}
 		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			var tooBig *http.MaxBytesError

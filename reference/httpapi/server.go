@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -25,6 +26,12 @@ type Server struct {
 	accessLevel slog.Level
 	// pages are the browser pages; nil serves none.
 	pages Pages
+	// hosts are the names the service answers to (hosts.go).
+	hosts hosts
+	// publicHTTPS: the public URL is https; trusted: the proxies whose
+	// forwarding headers are believed (client.go).
+	publicHTTPS bool
+	trusted     []netip.Prefix
 }
 
 // Pages are the browser pages (reference/web): sign-in and the settings
@@ -99,7 +106,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	case reference.EUNAVAILABLE:
 		s.logger.WarnContext(r.Context(), "request refused: database unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
-		w.Header().Set("Retry-After", reference.RetryAfterSeconds)
+	}
+	if ra := reference.RetryAfterOf(err); ra != "" {
+		w.Header().Set("Retry-After", ra)
 	}
 	if code == reference.EUNAUTHENTICATED {
 		s.unauthenticated(w, r, true)

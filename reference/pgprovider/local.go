@@ -228,10 +228,9 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string, mustExis
 		// A server already running on the directory (another catalogd, or
 		// one left behind) is used as it is: never stopped, never a second.
 		c.dataDir = abs
-		if port, ok := c.runningPort(ctx); ok {
-			url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", superuser, port, DatabaseName)
-			desc := fmt.Sprintf("%s@127.0.0.1:%d/%s, the server already running on data directory %s (%s)", superuser, port, DatabaseName, abs, bins.dir)
-			return &Database{URL: url, Source: SourceLocal}, desc, nil
+		if port, sock, ok := c.runningServer(ctx); ok {
+			desc := fmt.Sprintf("%s@%s/.s.PGSQL.%d/%s, the server already running on data directory %s (%s)", superuser, sock, port, DatabaseName, abs, bins.dir)
+			return &Database{URL: socketURL(sock, port, DatabaseName), Source: SourceLocal}, desc, nil
 		}
 	}
 	// From here on, every failure cleans up what exists so far.
@@ -272,18 +271,25 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string, mustExis
 		if err := c.prepareDataDir(ctx); err != nil {
 			return nil, "", err
 		}
-		// A short private socket directory: the data directory's path may
-		// be too long for a unix socket name.
-		sock, err := os.MkdirTemp("", "pgprovider-sock-")
-		if err != nil {
-			return nil, "", err
+		// The socket lives in the data directory, which only the server's
+		// OS user (and root) may enter, and whose path, unlike a temporary
+		// directory's, stays the same: so does the URL. A path too long for
+		// a unix socket's name gets a short private directory instead.
+		if len(c.dataDir)+len("/.s.PGSQL.65535") <= maxSocketPath {
+			c.socketDir = c.dataDir
+			c.startWatchdog()
+		} else {
+			sock, err := os.MkdirTemp("", "pgprovider-sock-")
+			if err != nil {
+				return nil, "", err
+			}
+			c.removeDirs = append(c.removeDirs, sock)
+			if err := o.chown(sock); err != nil {
+				return nil, "", err
+			}
+			c.socketDir = sock
+			c.startWatchdog(sock)
 		}
-		c.removeDirs = append(c.removeDirs, sock)
-		if err := o.chown(sock); err != nil {
-			return nil, "", err
-		}
-		c.socketDir = sock
-		c.startWatchdog(sock)
 	}
 
 	if err := c.start(ctx); err != nil {
@@ -292,14 +298,13 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string, mustExis
 	if err := c.createDatabase(ctx); err != nil {
 		return nil, "", err
 	}
-	url := fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", superuser, c.port, DatabaseName)
 	mode := "temporary directory " + c.dataDir
 	if c.persistent {
 		mode = "data directory " + c.dataDir
 	}
-	desc = fmt.Sprintf("%s@127.0.0.1:%d/%s in %s (%s)", superuser, c.port, DatabaseName, mode, bins.dir)
+	desc = fmt.Sprintf("%s@%s/.s.PGSQL.%d/%s in %s, reachable by its unix socket alone (%s)", superuser, c.socketDir, c.port, DatabaseName, mode, bins.dir)
 	return &Database{
-		URL:     url,
+		URL:     socketURL(c.socketDir, c.port, DatabaseName),
 		Source:  SourceLocal,
 		local:   c,
 		closeFn: func(ctx context.Context) error { return c.stop(ctx, false) },
@@ -310,6 +315,11 @@ func provideLocal(ctx context.Context, bins pgBinaries, dataDir string, mustExis
 // creating one when the directory is missing or empty.
 func (c *cluster) prepareDataDir(ctx context.Context) error {
 	if _, err := os.Stat(filepath.Join(c.dataDir, "PG_VERSION")); err == nil {
+		// A cluster an earlier catalogd made may trust TCP connections:
+		// its access rules are rewritten too.
+		if err := c.writeOwned(filepath.Join(c.dataDir, "pg_hba.conf"), hbaConf); err != nil {
+			return err
+		}
 		return c.ensureInclude()
 	}
 	// Parents we create must stay traversable for the server's OS user.
@@ -344,8 +354,36 @@ func (c *cluster) prepareDataDir(ctx context.Context) error {
 	return nil
 }
 
-// initdb creates the cluster, trusting only local (unix socket and
-// 127.0.0.1) connections, and hooks localConfFile into postgresql.conf.
+// Who may connect. The server listens on no TCP address at all, only on a
+// unix socket in a directory (and with a mode) that only the server's OS
+// user can reach; root can reach anything. Connections through it are
+// trusted: reaching the socket is the proof. So no other local user can
+// open the database, read the signing secrets, mint a token or run
+// commands as its superuser, and no password exists to leak.
+const hbaConf = "# Written by pgprovider: the unix socket only, which only the server's OS user can reach.\n" +
+	"local all all trust\n"
+
+// maxSocketPath is the longest path of a unix socket (sun_path, less its
+// terminating NUL).
+const maxSocketPath = 107
+
+// socketURL is the URL of database on the server whose socket is in dir.
+// The directory is percent-encoded as libpq (and pgx) decode a URI, where
+// "+" is itself, not a space.
+func socketURL(dir string, port int, database string) string {
+	var host strings.Builder
+	for _, b := range []byte(dir) {
+		if 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9' || strings.IndexByte("-._~/", b) >= 0 {
+			host.WriteByte(b)
+		} else {
+			fmt.Fprintf(&host, "%%%02X", b)
+		}
+	}
+	return fmt.Sprintf("postgres://%s@/%s?host=%s&port=%d&sslmode=disable", superuser, database, host.String(), port)
+}
+
+// initdb creates the cluster, reachable only by its unix socket (hbaConf),
+// and hooks localConfFile into postgresql.conf.
 func (c *cluster) initdb(ctx context.Context) error {
 	args := []string{"-D", c.dataDir, "-U", superuser, "-A", "trust", "-E", "UTF8", "--locale=C"}
 	if !c.persistent {
@@ -361,10 +399,7 @@ func (c *cluster) initdb(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	hba := "# Written by pgprovider: trust local connections only.\n" +
-		"local all all trust\n" +
-		"host  all all 127.0.0.1/32 trust\n"
-	if err := c.writeOwned(filepath.Join(c.dataDir, "pg_hba.conf"), hba); err != nil {
+	if err := c.writeOwned(filepath.Join(c.dataDir, "pg_hba.conf"), hbaConf); err != nil {
 		return err
 	}
 	return c.ensureInclude()
@@ -409,33 +444,38 @@ func confQuote(s string) string {
 func (c *cluster) writeConf() error {
 	var b strings.Builder
 	b.WriteString("# Written by pgprovider before each start.\n")
-	fmt.Fprintf(&b, "listen_addresses = '127.0.0.1'\n")
+	// No TCP address at all: the unix socket alone (hbaConf).
+	fmt.Fprintf(&b, "listen_addresses = ''\n")
+	// The port names the socket file (.s.PGSQL.<port>).
 	fmt.Fprintf(&b, "port = %d\n", c.port)
 	// unix_socket_directories is a list; double quotes protect commas.
 	fmt.Fprintf(&b, "unix_socket_directories = %s\n", confQuote(`"`+strings.ReplaceAll(c.socketDir, `"`, `""`)+`"`))
+	b.WriteString("unix_socket_permissions = 0700\n")
 	if !c.persistent {
 		b.WriteString("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
 	}
 	return c.writeOwned(filepath.Join(c.dataDir, localConfFile), b.String())
 }
 
-// runningPort returns the port of a server running on the cluster's data
-// directory, from its postmaster.pid, when pg_ctl says one runs.
-func (c *cluster) runningPort(ctx context.Context) (int, bool) {
+// runningServer returns the port and the socket directory of a server
+// running on the cluster's data directory, from its postmaster.pid, when
+// pg_ctl says one runs.
+func (c *cluster) runningServer(ctx context.Context) (port int, socketDir string, ok bool) {
 	b, err := os.ReadFile(filepath.Join(c.dataDir, "postmaster.pid"))
 	if err != nil {
-		return 0, false
+		return 0, "", false
 	}
 	if c.run(ctx, c.command(ctx, c.bins.pgctl, "status", "-D", c.dataDir)) != nil {
-		return 0, false // a stale pid file
+		return 0, "", false // a stale pid file
 	}
 	// Lines: pid, data directory, start time, port, socket directory, ...
 	lines := strings.Split(string(b), "\n")
-	if len(lines) < 4 {
-		return 0, false
+	if len(lines) < 5 {
+		return 0, "", false
 	}
-	port, err := strconv.Atoi(strings.TrimSpace(lines[3]))
-	return port, err == nil && port > 0
+	port, err = strconv.Atoi(strings.TrimSpace(lines[3]))
+	socketDir = strings.TrimSpace(lines[4])
+	return port, socketDir, err == nil && port > 0 && socketDir != ""
 }
 
 // previousPort is the port the cluster last ran on, from localConfFile: a
@@ -456,16 +496,8 @@ func (c *cluster) previousPort() int {
 	return 0
 }
 
-// portFree says whether 127.0.0.1:port can be listened on now.
-func portFree(port int) bool {
-	l, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-	if err != nil {
-		return false
-	}
-	return l.Close() == nil
-}
-
-// freePort asks the kernel for a free port on 127.0.0.1.
+// freePort asks the kernel for a port number free on 127.0.0.1: the name
+// of a new cluster's socket file (its server binds no TCP port).
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -484,11 +516,13 @@ func (c *cluster) start(ctx context.Context) error {
 		previous = c.previousPort()
 	}
 	for attempt := 0; attempt < startAttempts; attempt++ {
+		// No TCP port is bound: the number names the socket file, in a
+		// directory of this cluster's own, so the last one is kept.
 		port, err := freePort()
 		if err != nil {
 			return err
 		}
-		if attempt == 0 && previous > 0 && portFree(previous) {
+		if attempt == 0 && previous > 0 {
 			port = previous
 		}
 		c.port = port
@@ -526,7 +560,7 @@ func (c *cluster) start(ctx context.Context) error {
 
 // createDatabase creates DatabaseName unless it exists already.
 func (c *cluster) createDatabase(ctx context.Context) error {
-	cfg, err := pgx.ParseConfig(fmt.Sprintf("postgres://%s@127.0.0.1:%d/postgres?sslmode=disable", superuser, c.port))
+	cfg, err := pgx.ParseConfig(socketURL(c.socketDir, c.port, "postgres"))
 	if err != nil {
 		return err
 	}

@@ -74,8 +74,8 @@ func TestProvideLocal(t *testing.T) {
 	if !strings.Contains(logs.String(), `source="local binaries"`) || strings.Count(logs.String(), "level=INFO") != 1 {
 		t.Errorf("want one Info line naming the source, got %q", logs.String())
 	}
-	if !strings.HasPrefix(db.URL, "postgres://postgres@127.0.0.1:") || !strings.Contains(db.URL, "/catalog?") {
-		t.Errorf("unexpected URL %q", db.URL)
+	if !strings.HasPrefix(db.URL, "postgres://postgres@/catalog?host=/") || strings.Contains(db.URL, "127.0.0.1") {
+		t.Errorf("unexpected URL %q: want the unix socket's", db.URL)
 	}
 
 	conn := connect(t, ctx, db.URL)

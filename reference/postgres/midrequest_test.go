@@ -120,6 +120,13 @@ func (s *faultyStore) DeleteSession(ctx context.Context, id string) error {
 	return s.Store.DeleteSession(ctx, id)
 }
 
+func (s *faultyStore) EndSessions(ctx context.Context, actorURN string, keep int) error {
+	if err := s.call("EndSessions"); err != nil {
+		return err
+	}
+	return s.Store.EndSessions(ctx, actorURN, keep)
+}
+
 // operation is one call of the service, with what it needs made fresh
 // (through the healthy service) for every attempt.
 type operation struct {

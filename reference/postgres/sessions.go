@@ -35,3 +35,12 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 	_, err := db.pool.Exec(ctx, `DELETE FROM sessions WHERE id = $1 OR expires_at < now()`, id)
 	return translate(err)
 }
+
+// EndSessions removes the sessions of actorURN but its keep newest.
+func (db *DB) EndSessions(ctx context.Context, actorURN string, keep int) error {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
+	_, err := db.pool.Exec(ctx, `DELETE FROM sessions WHERE actor_urn = $1 AND id NOT IN (
+		SELECT id FROM sessions WHERE actor_urn = $1 ORDER BY created_at DESC, id DESC LIMIT $2)`, actorURN, keep)
+	return translate(err)
+}

@@ -52,8 +52,9 @@ func (p *Pages) apiFailed(w http.ResponseWriter, r *http.Request, err error) {
 	if code == reference.EINTERNAL {
 		p.logger.ErrorContext(r.Context(), "sign-in API failed", "path", r.URL.Path, "error", err)
 	}
-	if code == reference.EUNAVAILABLE {
-		w.Header().Set("Retry-After", reference.RetryAfterSeconds)
+	// An outage, or too many failed sign-ins (429), says when to try again.
+	if ra := reference.RetryAfterOf(err); ra != "" {
+		w.Header().Set("Retry-After", ra)
 	}
 	answerJSON(w, reference.HTTPStatus(code), reference.ErrorMessageOf(err))
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strings"
 
@@ -99,15 +100,37 @@ func offered(noExpiry bool) []duration {
 }
 
 // safeNext is where to go after signing in: a path on this site, else the
-// tokens page.
+// tokens page. It is judged as it will finally be sent, in the Location
+// header, and as a browser reads that header: a browser drops tabs and
+// newlines from a URL and reads a backslash as a slash, so `/\host` or
+// `/./\host` (which path cleaning turns into the former) is another
+// site. Nothing with a control character, a space or a backslash is kept;
+// the path is cleaned here, so that what is judged is what is sent.
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
-		return "/settings/tokens"
+	const home = "/settings/tokens"
+	if next == "" || strings.ContainsFunc(next, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' }) {
+		return home
 	}
-	if u, err := url.Parse(next); err != nil || u.Host != "" || u.Scheme != "" {
-		return "/settings/tokens"
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
+		return home
 	}
-	return next
+	clean := path.Clean(u.Path)
+	if strings.HasSuffix(u.Path, "/") && clean != "/" {
+		clean += "/"
+	}
+	loc := (&url.URL{Path: clean, RawQuery: u.RawQuery}).String()
+	if !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
+		return home
+	}
+	return loc
+}
+
+// redirectTo sends the browser to loc, a location safeNext gave, exactly
+// as it is (http.Redirect would clean it again).
+func redirectTo(w http.ResponseWriter, loc string) {
+	w.Header().Set("Location", loc)
+	w.WriteHeader(http.StatusSeeOther)
 }
 
 func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
@@ -118,7 +141,7 @@ func (p *Pages) loginPage(w http.ResponseWriter, r *http.Request) {
 	}
 	next := safeNext(r.URL.Query().Get("next"))
 	if s != nil {
-		http.Redirect(w, r, next, http.StatusSeeOther)
+		redirectTo(w, next)
 		return
 	}
 	p.render(w, r, http.StatusOK, "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next})
@@ -133,17 +156,21 @@ func (p *Pages) login(w http.ResponseWriter, r *http.Request) {
 	next := safeNext(r.PostFormValue("next"))
 	raw, sess, err := p.svc.SignIn(r.Context(), username, password)
 	if err != nil {
-		status := http.StatusUnauthorized
-		message := reference.ErrorMessageOf(err)
-		if code := reference.ErrorCodeOf(err); code != reference.EUNAUTHENTICATED {
+		code := reference.ErrorCodeOf(err)
+		if code != reference.EUNAUTHENTICATED && code != reference.ETOOMANYREQUESTS {
 			p.failed(w, r, err)
 			return
 		}
-		p.render(w, r, status, "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next, Error: message, Username: username})
+		// A refusal of the password, or of the attempt (too many failed
+		// ones: 429 and when to try again), shows the form again.
+		if ra := reference.RetryAfterOf(err); ra != "" {
+			w.Header().Set("Retry-After", ra)
+		}
+		p.render(w, r, reference.HTTPStatus(code), "login", loginPage{layout: layout{Title: "Sign in"}, Form: p.preSessionCSRF(w, r), Next: next, Error: reference.ErrorMessageOf(err), Username: username})
 		return
 	}
 	p.setSession(w, r, raw, sess)
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	redirectTo(w, next)
 }
 
 // setSession gives the browser the session: the same cookies whether it
@@ -153,7 +180,7 @@ func (p *Pages) setSession(w http.ResponseWriter, r *http.Request, raw string, s
 	for name, value := range map[string]string{SessionCookie: raw, ActorCookie: sess.ActorURN} {
 		http.SetCookie(w, &http.Cookie{
 			Name: name, Value: value, Path: "/", Expires: sess.ExpiresAt,
-			HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode,
+			HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode,
 		})
 	}
 }
@@ -161,7 +188,7 @@ func (p *Pages) setSession(w http.ResponseWriter, r *http.Request, raw string, s
 // clearSession takes the session's cookies from the browser.
 func (p *Pages) clearSession(w http.ResponseWriter, r *http.Request) {
 	for _, name := range []string{SessionCookie, ActorCookie} {
-		http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+		http.SetCookie(w, &http.Cookie{Name: name, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode})
 	}
 }
 
@@ -231,6 +258,9 @@ func (p *Pages) resetCredentials(w http.ResponseWriter, r *http.Request) {
 	}
 	raw, sess, err := p.svc.SignIn(r.Context(), username, in.Password)
 	if err != nil {
+		if ra := reference.RetryAfterOf(err); ra != "" {
+			w.Header().Set("Retry-After", ra)
+		}
 		answer(reference.HTTPStatus(reference.ErrorCodeOf(err)), reference.ErrorMessageOf(err))
 		return
 	}

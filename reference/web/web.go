@@ -164,7 +164,7 @@ func (p *Pages) preSessionCSRF(w http.ResponseWriter, r *http.Request) string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)
 	v := base64.RawURLEncoding.EncodeToString(b)
-	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: v, Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	http.SetCookie(w, &http.Cookie{Name: csrfCookie, Value: v, Path: "/", HttpOnly: true, Secure: secure(r), SameSite: http.SameSiteLaxMode})
 	return p.csrfToken("pre-session\x00" + v)
 }
 
@@ -224,10 +224,18 @@ func (p *Pages) failed(w http.ResponseWriter, r *http.Request, err error) {
 	if code == reference.EINTERNAL {
 		p.logger.ErrorContext(r.Context(), "page failed", "path", r.URL.Path, "error", err)
 	}
-	if code == reference.EUNAVAILABLE {
-		w.Header().Set("Retry-After", reference.RetryAfterSeconds)
+	if ra := reference.RetryAfterOf(err); ra != "" {
+		w.Header().Set("Retry-After", ra)
 	}
 	p.problem(w, r, reference.HTTPStatus(code), reference.ErrorMessageOf(err))
+}
+
+// secure says whether r reached the service over HTTPS: directly, or as
+// the transport judged it (a public https URL, a trusted proxy's
+// X-Forwarded-Proto). Cookies are Secure then.
+func secure(r *http.Request) bool {
+	c, _ := reference.ClientFromContext(r.Context())
+	return r.TLS != nil || c.Secure
 }
 
 func formatDate(ms int64) string {

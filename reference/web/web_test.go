@@ -297,6 +297,15 @@ func TestSignInGoesOnlyToThisSite(t *testing.T) {
 		"/api/graphiql":            "/api/graphiql",
 		"http:/\\/evil.example/x/": "/settings/tokens",
 		"/%zz":                     "/settings/tokens",
+		// What http.Redirect's cleaning, or a browser, makes of these is
+		// another site (issue 22).
+		`/./\evil.example`:   "/settings/tokens",
+		`/../\evil.example`:  "/settings/tokens",
+		"/\t/evil.example":   "/settings/tokens",
+		"/\n/evil.example":   "/settings/tokens",
+		"/.//evil.example/":  "/evil.example/",
+		"/a/../b/?x=1":       "/b/?x=1",
+		"/api/graphiql#frag": "/api/graphiql",
 	} {
 		if got := safeNext(next); got != want {
 			t.Errorf("safeNext(%q) = %q, want %q", next, got, want)

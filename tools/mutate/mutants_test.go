@@ -367,6 +367,8 @@ func TestWithDatabase(t *testing.T) {
 	for in, want := range map[string]string{
 		"postgres://postgres@127.0.0.1:5432/catalog?sslmode=disable": "postgres://postgres@127.0.0.1:5432/m_7?sslmode=disable",
 		"host=/tmp user=postgres dbname=catalog":                     "host=/tmp user=postgres dbname=catalog dbname=m_7",
+		// pgprovider's local cluster: its unix socket, no TCP (issue 22).
+		"postgres://postgres@/catalog?host=/tmp/pg%20data&port=5432&sslmode=disable": "postgres://postgres@/m_7?host=/tmp/pg%20data&port=5432&sslmode=disable",
 	} {
 		got, err := withDatabase(in, "m_7")
 		if err != nil || got != want {

@@ -99,13 +99,29 @@ Environment:
   CATALOGD_READ_TIMEOUT               reading one request (default 30s)
   CATALOGD_IDLE_TIMEOUT               an idle kept-alive connection (default 120s)
   CATALOGD_SESSION_TTL                a browser session, from sign-in (default 24h)
+  CATALOGD_MAX_SESSIONS_PER_USER      sessions one user holds; signing in ends the oldest past it (default 100)
+  CATALOGD_PUBLIC_URL                 the frontend's URL as people use it; https makes cookies Secure
+                                      and sends Strict-Transport-Security (default none)
+  CATALOGD_TRUSTED_PROXIES            proxies (IPs, CIDRs) whose X-Forwarded-For and X-Forwarded-Proto
+                                      are believed (default none)
+  CATALOGD_SIGNIN_MAX_FAILURES_PER_USER    failed sign-ins for one user within the window (default 10)
+  CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT  failed sign-ins from one client within the window (default 100)
+  CATALOGD_SIGNIN_FAILURE_WINDOW      how long a failed sign-in counts (default 5m)
+  CATALOGD_ALLOWED_HOSTS              names the service answers to in the Host header besides its
+                                      addresses, localhost and this machine's name: comma-separated,
+                                      .example.com for a domain and its names, * for any (default none)
   CATALOGD_MAX_HEADER_BYTES           request headers (default 65536)
   CATALOGD_GRAPHQL_MAX_TOKENS         tokens of a GraphQL document (default 15000)
   CATALOGD_GRAPHQL_MAX_FIELDS         fields after fragment expansion (default 5000)
   CATALOGD_GRAPHQL_MAX_DEPTH          nesting of selections (default 50, as DataHub; 20 at most
                                       for __schema and __type, as DataHub)
   CATALOGD_GRAPHQL_MAX_SAME_NAME      one response name in one selection set (default 100)
+  CATALOGD_GRAPHQL_MAX_SPREADS        fragment spreads in one selection set (default 100)
+  CATALOGD_GRAPHQL_MAX_FRAGMENTS      fragments of one document (default 250)
+  CATALOGD_GRAPHQL_MAX_COST           values an answer could hold, pages counted per item (default 25000)
+  CATALOGD_GRAPHQL_MAX_RESPONSE_BYTES bytes of one query's answer (default 8388608)
   CATALOGD_GRAPHQL_MAX_ERRORS         errors in one response (default 50)
+  CATALOGD_MAX_TOKENS_PER_USER        unexpired tokens one user without MANAGE_ACCESS_TOKENS owns (default 1000)
   CATALOGD_GRAPHQL_INTROSPECTION      false turns __schema and __type off (default true)
   GOGC                                the Go collector's target (default 400 for serve: the live heap is small)
   CATALOGD_CACHE                      false reads users, tokens and policies from PostgreSQL on

@@ -16,14 +16,18 @@ import (
 // each from an environment variable, with a default no real client
 // reaches. README lists them.
 type limits struct {
-	dbTimeout      time.Duration // CATALOGD_DB_TIMEOUT: one call to the database
-	requestTimeout time.Duration // CATALOGD_REQUEST_TIMEOUT: one request, end to end
-	readTimeout    time.Duration // CATALOGD_READ_TIMEOUT: reading one request, body included
-	idleTimeout    time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
-	maxHeaderBytes int           // CATALOGD_MAX_HEADER_BYTES
-	graphql        graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,ERRORS}
-	cache          bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
-	sessionTTL     time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
+	dbTimeout       time.Duration // CATALOGD_DB_TIMEOUT: one call to the database
+	requestTimeout  time.Duration // CATALOGD_REQUEST_TIMEOUT: one request, end to end
+	readTimeout     time.Duration // CATALOGD_READ_TIMEOUT: reading one request, body included
+	idleTimeout     time.Duration // CATALOGD_IDLE_TIMEOUT: a kept-alive connection between requests
+	maxHeaderBytes  int           // CATALOGD_MAX_HEADER_BYTES
+	graphql         graph.Limits  // CATALOGD_GRAPHQL_MAX_{TOKENS,FIELDS,DEPTH,SAME_NAME,SPREADS,FRAGMENTS,ERRORS,COST,RESPONSE_BYTES}
+	cache           bool          // CATALOGD_CACHE: keep users, tokens and policies in memory
+	sessionTTL      time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
+	tokensPerUser   int           // CATALOGD_MAX_TOKENS_PER_USER: unexpired tokens one user may own
+	sessionsPerUser int           // CATALOGD_MAX_SESSIONS_PER_USER: sessions one user holds at once
+	// CATALOGD_SIGNIN_MAX_FAILURES_PER_USER, _PER_CLIENT, CATALOGD_SIGNIN_FAILURE_WINDOW
+	throttle reference.ThrottleConfig
 }
 
 // readHeaderTimeout bounds the request line and headers: no client needs
@@ -32,14 +36,21 @@ const readHeaderTimeout = 10 * time.Second
 
 func limitsFrom(getenv func(string) string) (limits, error) {
 	l := limits{
-		dbTimeout:      postgres.DefaultQueryTimeout,
-		requestTimeout: 30 * time.Second,
-		readTimeout:    30 * time.Second,
-		idleTimeout:    120 * time.Second,
-		maxHeaderBytes: 64 << 10,
-		graphql:        graph.DefaultLimits,
-		cache:          true,
-		sessionTTL:     reference.DefaultSessionLifetime,
+		dbTimeout:       postgres.DefaultQueryTimeout,
+		requestTimeout:  30 * time.Second,
+		readTimeout:     30 * time.Second,
+		idleTimeout:     120 * time.Second,
+		maxHeaderBytes:  64 << 10,
+		graphql:         graph.DefaultLimits,
+		cache:           true,
+		sessionTTL:      reference.DefaultSessionLifetime,
+		tokensPerUser:   reference.DefaultMaxTokensPerUser,
+		sessionsPerUser: reference.DefaultMaxSessionsPerUser,
+		throttle: reference.ThrottleConfig{
+			MaxFailuresPerUser:   reference.DefaultMaxFailuresPerUser,
+			MaxFailuresPerClient: reference.DefaultMaxFailuresPerClient,
+			Window:               reference.DefaultFailureWindow,
+		},
 	}
 	durations := []struct {
 		name string
@@ -50,6 +61,7 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_READ_TIMEOUT", &l.readTimeout},
 		{"CATALOGD_IDLE_TIMEOUT", &l.idleTimeout},
 		{"CATALOGD_SESSION_TTL", &l.sessionTTL},
+		{"CATALOGD_SIGNIN_FAILURE_WINDOW", &l.throttle.Window},
 	}
 	for _, d := range durations {
 		v := strings.TrimSpace(getenv(d.name))
@@ -71,6 +83,14 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_GRAPHQL_MAX_FIELDS", &l.graphql.Fields},
 		{"CATALOGD_GRAPHQL_MAX_DEPTH", &l.graphql.Depth},
 		{"CATALOGD_GRAPHQL_MAX_SAME_NAME", &l.graphql.SameName},
+		{"CATALOGD_GRAPHQL_MAX_SPREADS", &l.graphql.Spreads},
+		{"CATALOGD_GRAPHQL_MAX_FRAGMENTS", &l.graphql.Fragments},
+		{"CATALOGD_GRAPHQL_MAX_COST", &l.graphql.Cost},
+		{"CATALOGD_GRAPHQL_MAX_RESPONSE_BYTES", &l.graphql.ResponseBytes},
+		{"CATALOGD_MAX_TOKENS_PER_USER", &l.tokensPerUser},
+		{"CATALOGD_MAX_SESSIONS_PER_USER", &l.sessionsPerUser},
+		{"CATALOGD_SIGNIN_MAX_FAILURES_PER_USER", &l.throttle.MaxFailuresPerUser},
+		{"CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT", &l.throttle.MaxFailuresPerClient},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
 	}
 	if v := strings.TrimSpace(getenv("CATALOGD_CACHE")); v != "" {

@@ -228,7 +228,8 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		searchLag = reference.NewSearchLag(store, b.lag.search, now)
 		store = searchLag
 	}
-	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, PolicyRefresh: b.lag.policyRefresh, RefuseNoExpiry: !allowNoExpiry, PasswordCost: cost})
+	b.svc = reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: salt, Logger: logger, Now: now, SessionLifetime: b.limits.sessionTTL, PolicyRefresh: b.lag.policyRefresh, RefuseNoExpiry: !allowNoExpiry, PasswordCost: cost,
+		MaxTokensPerUser: b.limits.tokensPerUser, MaxSessionsPerUser: b.limits.sessionsPerUser, SignInThrottle: b.limits.throttle})
 	generated, err := b.svc.Bootstrap(ctx, getenv("CATALOGD_ROOT_PASSWORD"))
 	if err != nil {
 		return nil, nil, err

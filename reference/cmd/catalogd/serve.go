@@ -9,8 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/catalogspec/catalogspec/reference/graph"
@@ -73,6 +76,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
 	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger, lim.graphql), b.db.Ping, version, logger)
 	api.SetRequestTimeout(lim.requestTimeout)
+	public, proxies, err := publicSettings(getenv)
+	if err != nil {
+		return err
+	}
+	api.SetPublicURL(public)
+	api.SetTrustedProxies(proxies)
+	hosts := allowedHosts(getenv, gmsAddr, frontendAddr)
+	if public != nil {
+		hosts = append(hosts, public.Hostname())
+	}
+	api.SetAllowedHosts(hosts)
 	csrfKey, err := b.db.Secret(ctx, "csrf_key", nil)
 	if err != nil {
 		return err
@@ -115,4 +129,56 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	logger.Info("catalogd stopped")
 	return nil
+}
+
+// allowedHosts are the names serve answers to besides its addresses and
+// localhost: CATALOGD_ALLOWED_HOSTS (comma-separated; ".example.com" for a
+// domain and the names under it, "*" for any), the names in --gms-addr and
+// --frontend-addr, and this machine's host name (no other site can make
+// its own name resolve to this machine's).
+func allowedHosts(getenv func(string) string, addrs ...string) []string {
+	names := strings.Split(getenv("CATALOGD_ALLOWED_HOSTS"), ",")
+	for _, a := range addrs {
+		if host, _, err := net.SplitHostPort(a); err == nil && host != "" {
+			names = append(names, host)
+		}
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		names = append(names, h)
+	}
+	return names
+}
+
+// publicSettings reads how people reach the service: CATALOGD_PUBLIC_URL,
+// the frontend's URL as they use it (https there makes cookies Secure and
+// answers carry Strict-Transport-Security), and CATALOGD_TRUSTED_PROXIES,
+// the addresses (IPs or CIDR prefixes, comma-separated) of the proxies in
+// front of catalogd whose X-Forwarded-For and X-Forwarded-Proto it
+// believes.
+func publicSettings(getenv func(string) string) (*url.URL, []netip.Prefix, error) {
+	var public *url.URL
+	if v := strings.TrimSpace(getenv("CATALOGD_PUBLIC_URL")); v != "" {
+		u, err := url.Parse(v)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, nil, fmt.Errorf("CATALOGD_PUBLIC_URL must be an http or https URL such as https://catalog.example.com, not %q", v)
+		}
+		public = u
+	}
+	var proxies []netip.Prefix
+	for _, v := range strings.Split(getenv("CATALOGD_TRUSTED_PROXIES"), ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, nil, fmt.Errorf("CATALOGD_TRUSTED_PROXIES must list IP addresses or CIDR prefixes such as 10.0.0.0/8, separated by commas; %q is neither", v)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		proxies = append(proxies, p.Masked())
+	}
+	return public, proxies, nil
 }
