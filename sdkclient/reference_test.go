@@ -75,11 +75,7 @@ func start(t *testing.T) *reference {
 // mint has `catalogd token create` make a token for actor.
 func (r *reference) mint(t *testing.T, actor string) string {
 	t.Helper()
-	token, err := r.srv.Token(context.Background(), actor, "sdkclient", "ONE_HOUR")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return token
+	return r.srv.NewToken(t, actor, "sdkclient", "ONE_HOUR")
 }
 
 func datasetURN() string {

@@ -2,10 +2,12 @@
 // of its own on free loopback ports, for whatever needs a real one: the
 // suite's harness, the self-test, the hardening, smoke and SDK tests, and
 // the benchmark. It is to catalogd what net/http/httptest is to a handler
-// and pgtest to the database: Build or Binary gives the program, Start runs
-// `catalogd serve` over a database and waits until it answers, Token mints
-// a personal access token with `catalogd token create`, Stop ends it, and
-// Tail shows its last lines when something went wrong.
+// and pgtest to the database: Build or Binary gives the program (Main, in
+// a TestMain), Start runs `catalogd serve` over a database and waits until
+// it answers, Token mints a personal access token with `catalogd token
+// create`, Stop ends it, and Tail shows its last lines when something went
+// wrong. New and NewToken are Start and Token for a test, which fails when
+// they fail; New stops catalogd when the test ends.
 //
 // catalogd says where it listens in the file named by its --ready-file
 // flag (JSON, written whole once both tiers listen); the "listening on"
@@ -80,6 +82,22 @@ func Binary(ctx context.Context, given string) (bin string, remove func(), err e
 		return "", func() {}, err
 	}
 	return bin, remove, nil
+}
+
+// Main is for a TestMain: it sets *bin to given, or to catalogd built for
+// the run, calls run (m.Run, or pgtest.Main's), removes what it built, and
+// returns run's exit code. It exits when catalogd cannot be built.
+//
+//	os.Exit(catalogdtest.Main(os.Getenv("CATALOGSPEC_X_CATALOGD"), &catalogdBin, m.Run))
+func Main(given string, bin *string, run func() int) int {
+	b, remove, err := Binary(context.Background(), given)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer remove()
+	*bin = b
+	return run()
 }
 
 // Options say how to run `catalogd serve`. Binary and DatabaseURL are
@@ -292,6 +310,16 @@ func (s *Server) Token(ctx context.Context, actor, name, duration string) (strin
 			actor, err, len(words), maskText(strings.TrimSpace(stderr.String()+"\n"+stdout.String())))
 	}
 	return words[0], nil
+}
+
+// NewToken is Token for the test t, which fails if it cannot.
+func (s *Server) NewToken(t testing.TB, actor, name, duration string) string {
+	t.Helper()
+	token, err := s.Token(context.Background(), actor, name, duration)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
 }
 
 // Tail is the last n lines catalogd printed (its log and its stdout, in the

@@ -2,12 +2,11 @@ package catalogdtest_test
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -23,33 +22,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	b, remove, err := catalogdtest.Binary(context.Background(), "")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	bin = b
-	code := pgtest.Main(m, &testDB)
-	remove()
-	os.Exit(code)
-}
-
-// syncLog is a log catalogd's two streams write to at once.
-type syncLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *syncLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	os.Exit(catalogdtest.Main("", &bin, func() int { return pgtest.Main(m, &testDB) }))
 }
 
 func get(t *testing.T, u, token string) int {
@@ -74,7 +47,11 @@ func get(t *testing.T, u, token string) int {
 // tiers; its output reaches the log, credentials masked; Stop ends the
 // process and may be called again.
 func TestStartTokenStop(t *testing.T) {
-	log := &syncLog{}
+	log, err := os.Create(filepath.Join(t.TempDir(), "catalogd.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
 	s, err := catalogdtest.Start(context.Background(), catalogdtest.Options{
 		Binary: bin, DatabaseURL: pgtest.Empty(t), Log: log,
 		Env: []string{"CATALOGD_ROOT_PASSWORD="}, // generated, and printed once on stdout
@@ -115,21 +92,6 @@ func TestStartTokenStop(t *testing.T) {
 		t.Error("Token with a duration catalogd refuses returned no error")
 	}
 
-	for _, out := range map[string]string{"the log": log.String(), "Tail": s.Tail(1000)} {
-		if !strings.Contains(out, "stdout: catalogd: gms listening on "+s.GMS) {
-			t.Errorf("%s lacks catalogd's stdout:\n%s", out, out)
-		}
-		if !strings.Contains(out, "msg=\"catalogd started\"") {
-			t.Errorf("%s lacks catalogd's log:\n%s", out, out)
-		}
-		if strings.Contains(out, token) || !strings.Contains(out, "shown this once: [masked]") {
-			t.Errorf("%s shows a credential, or not the password line masked:\n%s", out, out)
-		}
-	}
-	if tail := s.Tail(1); strings.Contains(tail, "\n") || tail == "" {
-		t.Errorf("Tail(1) = %q, want one line", tail)
-	}
-
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +100,24 @@ func TestStartTokenStop(t *testing.T) {
 	}
 	if err := s.Stop(); err != nil {
 		t.Errorf("a second Stop: %v", err)
+	}
+	logged, err := os.ReadFile(log.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, out := range map[string]string{"the log": string(logged), "Tail": s.Tail(1000)} {
+		if !strings.Contains(out, "stdout: catalogd: gms listening on "+s.GMS) {
+			t.Errorf("%s lacks catalogd's stdout:\n%s", what, out)
+		}
+		if !strings.Contains(out, "msg=\"catalogd started\"") {
+			t.Errorf("%s lacks catalogd's log:\n%s", what, out)
+		}
+		if strings.Contains(out, token) || !strings.Contains(out, "shown this once: [masked]") {
+			t.Errorf("%s shows a credential, or not the password line masked:\n%s", what, out)
+		}
+	}
+	if tail := s.Tail(1); strings.Contains(tail, "\n") || tail == "" {
+		t.Errorf("Tail(1) = %q, want one line", tail)
 	}
 }
 

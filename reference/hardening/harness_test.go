@@ -28,15 +28,7 @@ var catalogdBin string
 
 func TestMain(m *testing.M) {
 	// The mutation tool runs these tests against a mutant it has built.
-	bin, remove, err := catalogdtest.Binary(context.Background(), os.Getenv("CATALOGSPEC_HARDENING_CATALOGD"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build catalogd:", err)
-		os.Exit(1)
-	}
-	catalogdBin = bin
-	code := m.Run()
-	remove()
-	os.Exit(code)
+	os.Exit(catalogdtest.Main(os.Getenv("CATALOGSPEC_HARDENING_CATALOGD"), &catalogdBin, m.Run))
 }
 
 // database provides a PostgreSQL database for one test; local asks for a
@@ -97,11 +89,7 @@ func start(t *testing.T, db *pgprovider.Database, extra ...string) *instance {
 // mint has `catalogd token create` make a token for actor.
 func (in *instance) mint(t *testing.T, actor string) string {
 	t.Helper()
-	token, err := in.srv.Token(context.Background(), actor, "hardening", "ONE_DAY")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return token
+	return in.srv.NewToken(t, actor, "hardening", "ONE_DAY")
 }
 
 // user ingests a user with no privileges and returns a token of theirs.

@@ -11,7 +11,6 @@ package smoketest
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
@@ -41,15 +40,7 @@ var (
 func TestMain(m *testing.M) {
 	// Another catalogd (an older build, a mutant) may be given to replay
 	// the smoke tests against.
-	bin, remove, err := catalogdtest.Binary(context.Background(), os.Getenv("CATALOGSPEC_SMOKETEST_CATALOGD"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "build catalogd:", err)
-		os.Exit(1)
-	}
-	catalogdBin = bin
-	code := pgtest.Main(m, &testDB)
-	remove()
-	os.Exit(code)
+	os.Exit(catalogdtest.Main(os.Getenv("CATALOGSPEC_SMOKETEST_CATALOGD"), &catalogdBin, func() int { return pgtest.Main(m, &testDB) }))
 }
 
 // target is one `catalogd serve`, on a database of its own, with a root
