@@ -37,20 +37,22 @@ const (
 
 // TestSelftest runs the suite against one reference through the fault
 // proxy: once whole with no fault, which must pass; once per fault, each of
-// which must make one of the scenarios Expected names fail; and once more
+// which must make one of the scenarios its Trips names fail; and once more
 // with no fault, to show that the faults left the reference as they found
-// it. A fault's run is only the scenarios that name it (Expected, or the
-// browser faults' UI selection): a run proves that one of them catches it,
+// it. A fault's run is only the scenarios it names (Trips and With), by
+// their ids: a run proves that one of them catches it,
 // and what bounds the self-test's time is then the clean run, which grows
 // with the suite, and one short run per fault, which does not.
 func TestSelftest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the selftest runs the whole suite once per fault")
 	}
-	checkTables(t)
+	if err := checkFaults(Faults); err != nil {
+		t.Fatal(err)
+	}
 	only := map[string]bool{}
 	for _, name := range strings.FieldsFunc(os.Getenv(envOnly), func(r rune) bool { return r == ',' || r == ' ' }) {
-		if _, ok := Expected[name]; !ok {
+		if !slices.ContainsFunc(Faults, func(f Fault) bool { return f.Name == name }) {
 			t.Fatalf("%s names %q, which is not a fault", envOnly, name)
 		}
 		only[name] = true
@@ -87,7 +89,6 @@ func TestSelftest(t *testing.T) {
 			clean.verdict(), clean.took, catalogdtest.LastLines(clean.out, 80))
 	}
 	t.Logf("clean run: %d scenarios passed (%d skipped) in %s", len(clean.all)-len(clean.skipped), len(clean.skipped), clean.took)
-	checkExpectedNamesExist(t, clean.all)
 
 	var rows [][3]string
 	var missed []string
@@ -100,30 +101,31 @@ func TestSelftest(t *testing.T) {
 		}
 		faults++
 		proxy.Set(f)
+		tags := idTags(f.Trips, f.With)
 		var o outcome
-		if f.UI != "" {
-			o = run(f.Name, "CATALOGSPEC_TAGS="+f.UI)
+		if f.UI {
+			o = run(f.Name, "CATALOGSPEC_TAGS="+tags)
 		} else {
-			tags := idTags(clean.ids, Expected[f.Name])
 			for _, tag := range strings.Split(tags, ",") {
 				ranAfter[tag] = true
 			}
 			o = run(f.Name, "CATALOGSPEC_TAGS="+tags, "CATALOGSPEC_DISABLE=ui")
 		}
 		proxy.Set(nil)
-		caught := o.matching(Expected[f.Name])
+		caught := o.matching(f.Trips)
+		expected := strings.Join(f.Trips, ", ")
 		switch {
 		case o.err != nil:
 			t.Errorf("fault %s: the suite did not run to the end: %v\n%s", f.Name, o.err, catalogdtest.LastLines(o.out, 40))
-			rows = append(rows, [3]string{f.Name, "RUN FAILED: " + o.err.Error(), strings.Join(Expected[f.Name], " / ")})
+			rows = append(rows, [3]string{f.Name, "RUN FAILED: " + o.err.Error(), expected})
 			missed = append(missed, f.Name+" (run failed)")
 			continue
 		case len(caught) == 0:
 			missed = append(missed, f.Name)
-			t.Errorf("fault %s was not caught. It breaks: %s. None of the scenarios %q failed; %s.\n%s",
-				f.Name, f.Breaks, Expected[f.Name], o.verdict(), catalogdtest.LastLines(o.out, 40))
+			t.Errorf("fault %s was not caught. It breaks: %s. None of the scenarios %s failed; %s.\n%s",
+				f.Name, f.Breaks, expected, o.verdict(), catalogdtest.LastLines(o.out, 40))
 		}
-		rows = append(rows, [3]string{f.Name, describeCatch(caught, o.failed), strings.Join(Expected[f.Name], " / ")})
+		rows = append(rows, [3]string{f.Name, describeCatch(caught, o.failed), expected})
 		t.Logf("fault %-27s %3d scenario(s) failed, %d expected, in %s", f.Name, len(o.failed), len(caught), o.took)
 	}
 
@@ -147,57 +149,6 @@ func TestSelftest(t *testing.T) {
 	writeReport(t, root, table+summary)
 }
 
-// checkTables checks that Faults and Expected agree: unique names, and an
-// entry in Expected for each fault and for nothing else.
-func checkTables(t *testing.T) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, f := range Faults {
-		switch {
-		case f.Name == "" || f.Breaks == "":
-			t.Fatalf("fault %q needs a name and the rule it breaks", f.Name)
-		case seen[f.Name]:
-			t.Fatalf("fault %s is listed twice", f.Name)
-		case len(Expected[f.Name]) == 0:
-			t.Fatalf("fault %s has no entry in Expected: say which scenarios must catch it", f.Name)
-		case f.Request == nil && f.Response == nil:
-			t.Fatalf("fault %s does nothing", f.Name)
-		}
-		seen[f.Name] = true
-	}
-	for name := range Expected {
-		if !seen[name] {
-			t.Fatalf("Expected names %s, which is not among the Faults", name)
-		}
-	}
-}
-
-// checkExpectedNamesExist fails on a string of Expected that names no
-// scenario of the suite: the scenario was renamed or removed.
-func checkExpectedNamesExist(t *testing.T, scenarios []string) {
-	t.Helper()
-	for _, f := range Faults {
-		for _, want := range Expected[f.Name] {
-			if !slices.ContainsFunc(scenarios, func(s string) bool { return strings.Contains(s, want) }) {
-				t.Errorf("Expected[%q] names %q, which is part of no scenario's name: update the table in faults.go", f.Name, want)
-			}
-		}
-	}
-}
-
-// idTags is a tag expression selecting every scenario whose name holds
-// one of wants, by its id ("@id:a-01,@id:b-02"), from ids (name -> id).
-func idTags(ids map[string]string, wants []string) string {
-	var tags []string
-	for name, id := range ids {
-		if slices.ContainsFunc(wants, func(w string) bool { return strings.Contains(name, w) }) {
-			tags = append(tags, "@id:"+id)
-		}
-	}
-	slices.Sort(tags)
-	return strings.Join(slices.Compact(tags), ",")
-}
-
 // outcome is what one run of the suite did.
 type outcome struct {
 	all, failed, skipped []string          // scenario names
@@ -217,11 +168,11 @@ func (o outcome) verdict() string {
 	return fmt.Sprintf("%d scenario(s) failed: %s", len(o.failed), strings.Join(firstN(o.failed, 5), "; "))
 }
 
-// matching are the failed scenarios whose names contain one of wants.
-func (o outcome) matching(wants []string) []string {
+// matching are the failed scenarios whose ids are among ids.
+func (o outcome) matching(ids []string) []string {
 	var out []string
 	for _, name := range o.failed {
-		if slices.ContainsFunc(wants, func(w string) bool { return strings.Contains(name, w) }) {
+		if slices.Contains(ids, o.ids[name]) {
 			out = append(out, name)
 		}
 	}

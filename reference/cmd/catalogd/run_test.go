@@ -288,7 +288,7 @@ func (s *syncBuffer) String() string {
 }
 
 // TestNoExpirySettingReachesTheService: tokens that never expire are made
-// unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is false, as the README says.
+// unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is false, as docs/catalogd.md says.
 func TestNoExpirySettingReachesTheService(t *testing.T) {
 	for value, want := range map[string]bool{"": true, " false ": false} {
 		b, _, err := open(context.Background(), common{logLevel: "error"}, env(map[string]string{"ACCESS_TOKEN_ALLOW_NO_EXPIRY": value}), io.Discard, io.Discard, false)
