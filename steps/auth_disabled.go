@@ -86,3 +86,16 @@ func answerDoesNotName(ctx context.Context, name string) error {
 	}
 	return nil
 }
+
+func namesInActorHeader(ctx context.Context, what string) error {
+	w := theWorld(ctx)
+	t := w.suite.target
+	value := "not-a-urn-" + w.id
+	if what == "a tag's URN" {
+		value = "urn:li:tag:" + w.unique("tag")
+	}
+	c := caller{name: "someone naming " + what + " in X-DataHub-Actor", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend,
+		headers: map[string]string{"X-DataHub-Actor": value}}
+	w.last = w.askWhoAmI(c, "")
+	return w.checkpoint()
+}

@@ -303,3 +303,42 @@ func asksWhoSheIsNamingAdmin(ctx context.Context, name, tier string) error {
 	w.last.what = fmt.Sprintf("%s asking who she is through the %s, naming the administrator in X-DataHub-Actor", name, tier)
 	return w.checkpoint()
 }
+
+func tokenWorks(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	return w.answerNames(w.askWhoAmI(c, ""), p.urn)
+}
+
+func createsTagNamingAdmin(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	c.headers = map[string]string{"X-DataHub-Actor": rootUser}
+	w.tag = w.newTag()
+	w.last = w.attemptCreateTag(c, w.tag)
+	return w.checkpoint()
+}
+
+func adminRevokesToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if p.tokenID == "" {
+		return w.fail("%s holds no token", name)
+	}
+	a := w.revoke(w.admin(), p.tokenID)
+	var ok bool
+	if err := a.data("revokeAccessToken", &ok); err != nil {
+		return w.failed(err)
+	}
+	if !ok {
+		return w.fail("%s answered false", a.what)
+	}
+	return nil
+}

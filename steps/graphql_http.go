@@ -400,3 +400,42 @@ func answeredWithoutErrors(ctx context.Context) error {
 	}
 	return nil
 }
+
+// requestRefusedNotAnswered: any 4xx or 5xx, and the request had no effect
+// (read back where it names one). A refusal of a method DataHub does not
+// serve is 405 or, for GET at /api/graphql, 500: the status is not the rule.
+func requestRefusedNotAnswered(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status < 400 || a.status > 599 {
+		return w.fail("%s answered status %d, expected a refusal (4xx or 5xx)", a.what, a.status)
+	}
+	return w.noEffect(a)
+}
+
+// unauthorizedMessage is the message DataHub gives a caller who lacks a
+// privilege (SPEC.md, GraphQL over HTTP).
+const unauthorizedMessage = "Unauthorized to perform this action. Please contact your DataHub administrator."
+
+// answerIsUnauthorizedGraphQLError checks DataHub's exact shape of a refusal:
+// the field null, errors[0] with DataHub's message and extensions
+// {"code": 403, "type": "UNAUTHORIZED"}, and nothing changed.
+func answerIsUnauthorizedGraphQLError(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	e, err := w.graphQLRefusal(a, "DataHub's unauthorized error")
+	if err != nil {
+		return err
+	}
+	if e.Message != unauthorizedMessage || e.code() != "403" || e.Extensions.Type != "UNAUTHORIZED" {
+		return w.fail("%s failed with message %q, code %q and type %q; expected %q, 403 and UNAUTHORIZED",
+			a.what, e.Message, e.code(), e.Extensions.Type, unauthorizedMessage)
+	}
+	return w.noEffect(a)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -249,4 +250,46 @@ func registerHostileSteps(s stepRegistrar) {
 	s.Step(`^the administrator creates a tag with a second Authorization header, `+who+`'s$`, adminCreatesTagWithTwoHeaders)
 	s.Step(`^the administrator reads the tag's entity with a second Authorization header, `+who+`'s$`, adminReadsTagWithTwoHeaders)
 	s.Step(`^the answer shows nothing of the tag$`, answerDoesNotShowTag)
+}
+
+// createsTagNamingAnotherHost sends a tag creation to the tier's address
+// with a Host header naming another site, as a page of that site sends it
+// once its name resolves to the service.
+func createsTagNamingAnotherHost(ctx context.Context, who, tier string) error {
+	w := theWorld(ctx)
+	c := w.admin()
+	if who == "someone without a token" {
+		c = w.anonymous()
+	}
+	endpoint := c.gms + "/api/graphql"
+	if tier == "frontend" {
+		endpoint = c.frontend + "/api/graphql"
+	}
+	t := w.newTag()
+	w.tag = t
+	body, _ := json.Marshal(graphQLRequest{Query: w.suite.docs.createTag, Variables: map[string]any{"input": map[string]any{"id": t.id, "name": t.name}}})
+	host := w.unique("rebound") + ".example"
+	if u, err := url.Parse(endpoint); err == nil && u.Port() != "" {
+		host += ":" + u.Port()
+	}
+	a := w.send(c, request{method: http.MethodPost, url: endpoint, contentType: "application/json", body: body, host: host})
+	a.what = fmt.Sprintf("%s creating the tag %s through the %s, naming the host %s", c.name, t.urn, tier, host)
+	a.noEffect = func() error { return w.tagAbsent(t) }
+	w.undoTag(t)
+	w.last = a
+	return w.checkpoint()
+}
+
+// refusedAsMisdirected: the answer is 421 (Misdirected Request) or 400,
+// and the attempt changed nothing.
+func refusedAsMisdirected(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusMisdirectedRequest && a.status != http.StatusBadRequest {
+		return w.fail("%s answered status %d, expected 421 or 400", a.what, a.status)
+	}
+	return a.noEffect()
 }

@@ -304,19 +304,6 @@ func datasetURN(name string) string {
 	return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,%s,PROD)", name)
 }
 
-func namesInActorHeader(ctx context.Context, what string) error {
-	w := theWorld(ctx)
-	t := w.suite.target
-	value := "not-a-urn-" + w.id
-	if what == "a tag's URN" {
-		value = "urn:li:tag:" + w.unique("tag")
-	}
-	c := caller{name: "someone naming " + what + " in X-DataHub-Actor", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend,
-		headers: map[string]string{"X-DataHub-Actor": value}}
-	w.last = w.askWhoAmI(c, "")
-	return w.checkpoint()
-}
-
 // registerHTTPDetailSteps registers the steps of http_details.feature.
 func registerHTTPDetailSteps(s stepRegistrar) {
 	s.Step(`^the configuration says the server is capable of stateful ingestion$`, configSaysStatefulIngestion)

@@ -263,3 +263,9 @@ func noOneSignsInAsRoot(ctx context.Context, chooser string) error {
 	w := theWorld(ctx)
 	return w.cannotSignIn(rootUsername, w.person(chooser).password)
 }
+
+func signsInWithChosenPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	return w.signsInAs(p.username, p.password, p.urn)
+}

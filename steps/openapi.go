@@ -435,3 +435,32 @@ func registerOpenAPISteps(s stepRegistrar) {
 	s.Step(`^the deletion is acknowledged$`, writeAcknowledged)
 	s.Step(`^someone without a token (writes|reads an entity|reads an aspect|reads a batch|deletes) through OpenAPI on the (metadata service|frontend)$`, anonymousOpenAPI)
 }
+
+func writeAcknowledged(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.acknowledged(a)
+}
+
+func configVersionAtLeast101(ctx context.Context) error {
+	w := theWorld(ctx)
+	v, err := w.configVersion()
+	if err != nil {
+		return err
+	}
+	m := versionShape.FindStringSubmatch(v)
+	if m == nil {
+		return w.fail(`/config names the DataHub version %q, expected one of 1.0.1 or later in DataHub's form (v1.5.0)`, v)
+	}
+	var n [3]int
+	for i := range n {
+		fmt.Sscan(m[i+1], &n[i])
+	}
+	if n[0] < 1 || n[0] == 1 && n[1] == 0 && n[2] < 1 {
+		return w.fail(`/config names the DataHub version %q: below 1.0.1, DataHub's SDK writes through Rest.li, not OpenAPI`, v)
+	}
+	return nil
+}

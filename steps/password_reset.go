@@ -278,3 +278,52 @@ func signsInWithSetPassword(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	return w.keepsPassword(w.person(name))
 }
+
+// setsNewPassword has the administrator make a reset token for name, who
+// sets a new password with it. The session the first password opened is
+// checked to work first, and kept; the one the new password opens too.
+func setsNewPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	if len(p.session) == 0 {
+		return w.fail("setting %s's first password opened no session", name)
+	}
+	before := w.sessionCaller(name+"'s earlier session", p.session)
+	if err := w.answerNames(w.askWhoAmI(before, w.suite.target.Frontend+"/api/graphql"), p.urn); err != nil {
+		return err
+	}
+	w.earlier = p.session
+	admin := w.admin()
+	a := w.graphql(admin, w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
+	a.what = fmt.Sprintf("%s making a new password reset token for %s", admin.name, name)
+	password, cookies, err := w.setPasswordWithResetToken(a, p, admin.frontend)
+	if err != nil {
+		return err
+	}
+	p.password, p.session = password, cookies
+	return nil
+}
+
+func earlierSessionRefused(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	if len(w.earlier) == 0 {
+		return w.fail("no earlier session of %s was kept", name)
+	}
+	a := w.askWhoAmI(w.sessionCaller(name+"'s earlier session", w.earlier), w.suite.target.Frontend+"/api/graphql")
+	if a.status != http.StatusUnauthorized {
+		return w.fail("%s answered status %d, expected 401: the session outlived the password that opened it", a.what, a.status)
+	}
+	return nil
+}
+
+func newSessionAnswered(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if len(p.session) == 0 {
+		return w.fail("setting %s's new password opened no session", name)
+	}
+	return w.answerNames(w.askWhoAmI(w.sessionCaller(name+"'s new session", p.session), w.suite.target.Frontend+"/api/graphql"), p.urn)
+}

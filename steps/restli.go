@@ -536,3 +536,15 @@ func registerRestliSteps(s stepRegistrar) {
 	s.Step(`^someone without a token (reads an aspect|reads an entity|writes a batch) through the (metadata service|frontend)$`, anonymousRestli)
 	s.Step(`^`+who+` puts a description for a new dataset as the datahub CLI does$`, putsDescription)
 }
+
+func configVersionReadable(ctx context.Context) error {
+	w := theWorld(ctx)
+	v, err := w.configVersion()
+	if err != nil || v == "" {
+		return err
+	}
+	if !versionShape.MatchString(v) {
+		return w.fail(`/config names the DataHub version %q, which DataHub's SDK cannot read (RestServiceConfig._parse_version raises "Invalid version format")`, v)
+	}
+	return nil
+}

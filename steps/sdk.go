@@ -185,44 +185,6 @@ func adminHasWrittenDataset(ctx context.Context, memory string) error {
 	return w.mustIngest(admin, "dataset", d.urn, "institutionalMemory", value)
 }
 
-// isGrantedOnDataset grants p a read or write privilege on the scenario's
-// dataset (or on another, never written) alone, and waits until p may
-// read what it covers: the key through the aspect path answers 200 for
-// the dataset, 404 for the other (not 403).
-func isGrantedOnDataset(ctx context.Context, name, privilege, which string) error {
-	w := theWorld(ctx)
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	urn, want := d.urn, http.StatusOK
-	if which == "another dataset" {
-		w.other = w.newDataset().urn
-		urn, want = w.other, http.StatusNotFound
-	}
-	p := w.person(name)
-	if err := w.grantNoWait(p, privilege, &resourceFilter{Type: "dataset", Resources: []string{urn}}); err != nil {
-		return err
-	}
-	if !w.canActAs(p) {
-		return nil
-	}
-	// Left pending (pending.go): after what every user lost is waited for,
-	// a read shows the grant and not a starting policy.
-	what := fmt.Sprintf("the grant of %s to %s taking effect", privilege, name)
-	w.waitLater(what, func() error {
-		c, err := w.as(p)
-		if err != nil {
-			return err
-		}
-		return w.eventually(what, func() (bool, error) {
-			a := w.sdkSend(c, http.MethodGet, c.gms+sdkclient.AspectPath(urn, "datasetKey", 0), nil)
-			return a.status == want, w.fail("reading the key of %s as %s answered status %d, expected %d", urn, name, a.status, want)
-		})
-	})
-	return nil
-}
-
 // answerShowsNothing checks that a refusal shows nothing of the dataset:
 // neither its description, nor its institutional memory, nor a value, nor
 // an aspect's class.
@@ -262,15 +224,6 @@ func (w *world) acknowledged(a *answer) error {
 		return w.fail("%s answered status %d, expected a success (2xx)", a.what, a.status)
 	}
 	return nil
-}
-
-func writeAcknowledged(ctx context.Context) error {
-	w := theWorld(ctx)
-	a, err := w.lastAnswer()
-	if err != nil {
-		return err
-	}
-	return w.acknowledged(a)
 }
 
 // everyProposalReadsBack: what a synchronous write acknowledged reads back
@@ -351,38 +304,6 @@ func (w *world) configVersion() (string, error) {
 		return "", w.fail(`%s: versions["acryldata/datahub"].version is %v, not a string`, a.what, v)
 	}
 	return s, nil
-}
-
-func configVersionReadable(ctx context.Context) error {
-	w := theWorld(ctx)
-	v, err := w.configVersion()
-	if err != nil || v == "" {
-		return err
-	}
-	if !versionShape.MatchString(v) {
-		return w.fail(`/config names the DataHub version %q, which DataHub's SDK cannot read (RestServiceConfig._parse_version raises "Invalid version format")`, v)
-	}
-	return nil
-}
-
-func configVersionAtLeast101(ctx context.Context) error {
-	w := theWorld(ctx)
-	v, err := w.configVersion()
-	if err != nil {
-		return err
-	}
-	m := versionShape.FindStringSubmatch(v)
-	if m == nil {
-		return w.fail(`/config names the DataHub version %q, expected one of 1.0.1 or later in DataHub's form (v1.5.0)`, v)
-	}
-	var n [3]int
-	for i := range n {
-		fmt.Sscan(m[i+1], &n[i])
-	}
-	if n[0] < 1 || n[0] == 1 && n[1] == 0 && n[2] < 1 {
-		return w.fail(`/config names the DataHub version %q: below 1.0.1, DataHub's SDK writes through Rest.li, not OpenAPI`, v)
-	}
-	return nil
 }
 
 func registerSDKSteps(s stepRegistrar) {
