@@ -8,6 +8,19 @@ import (
 	"github.com/cucumber/godog"
 )
 
+// registerAuthDisabledSteps registers the steps of features/auth_disabled.feature.
+func registerAuthDisabledSteps(s stepRegistrar) {
+	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
+	s.Step(`^the service runs with authentication disabled$`, serviceRunsWithAuthDisabled)
+	s.Step(`^someone without a token asks who they are$`, someoneWithoutTokenAsksWhoTheyAre)
+	s.Step(`^someone without a token creates a tag$`, someoneWithoutTokenCreatesTag)
+	s.Step(`^someone without a token reads the app configuration$`, someoneWithoutTokenReadsAppConfig)
+	s.Step(`^the answer names the system actor as the signed-in user$`, answerNamesSystemActor)
+	s.Step(`^someone naming `+who+` in X-DataHub-Actor asks who they are( through the frontend)?$`, someoneNamingAsksWhoTheyAre)
+	s.Step(`^the answer does not name `+who+` as the signed-in user$`, answerDoesNotName)
+	s.Step(`^someone naming `+who+` in X-DataHub-Actor creates a tag$`, createsATag)
+}
+
 // systemActor is who a request without a token runs as when authentication
 // is disabled.
 const systemActor = "urn:li:corpuser:__datahub_system"

@@ -13,6 +13,23 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
+// registerAuthenticationSteps registers the steps of features/authentication.feature.
+func registerAuthenticationSteps(s stepRegistrar) {
+	s.Step(`^`+who+`'s token works$`, tokenWorks)
+	s.Step(`^`+who+` creates a tag, naming the administrator in X-DataHub-Actor$`, createsTagNamingAdmin)
+	s.Step(`^a request without a token reaches `+surfaces+`$`, requestWithoutTokenReaches)
+	s.Step(`^the request is refused as unauthenticated$`, refusedAsUnauthenticated)
+	s.Step(`^the answer challenges the caller for a Bearer token$`, answerChallengesForBearer)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, sending `+own+` token `+schemeNames+`$`, asksWhoSheIsSendingToken)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the (metadata service|frontend), naming the administrator in X-DataHub-Actor$`, asksWhoSheIsNamingAdmin)
+	s.Step(`^the challenge says the token is invalid$`, challengeSaysTokenInvalid)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` with `+badTokens+`$`, asksWhoSheIsWithBadToken)
+	s.Step(`^the administrator revokes `+who+`'s token$`, adminRevokesToken)
+	s.Step(`^the administrator suspends `+who+`$`, adminSuspends)
+	s.Step(`^`+who+` reads the app configuration$`, readsAppConfig)
+	s.Step(`^token authentication is reported as (enabled|disabled)$`, tokenAuthReportedAs)
+}
+
 // surfaceList is every place a request without a token must be refused,
 // by the name authentication.feature gives it, with how to reach it.
 var surfaceList = []struct {

@@ -2,6 +2,11 @@ package steps
 
 import "context"
 
+// registerDeletingTagsSteps registers the steps of features/deleting_tags.feature.
+func registerDeletingTagsSteps(s stepRegistrar) {
+	s.Step(`^`+who+` deletes the tag$`, deletesTheTag)
+}
+
 func deletesTheTag(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	if w.tag == nil {

@@ -9,6 +9,21 @@ import (
 	"strings"
 )
 
+// registerEntityPathsSteps registers the steps of features/entity_paths.feature.
+func registerEntityPathsSteps(s stepRegistrar) {
+	s.Step(`^`+who+` reads the tag through the `+tiers+` entity path with a `+urnForms+` URN$`, readsTagThrough)
+	s.Step(`^`+who+` reads `+who+`'s user entity through the `+tiers+` entity path with a `+urnForms+` URN$`, readsUserEntityThrough)
+	s.Step(`^`+who+` reads `+own+` own user entity through the `+tiers+` entity path with a `+urnForms+` URN$`, readsOwnUserEntityThrough)
+	s.Step(`^`+who+` reads the tag through both entity paths$`, readsTagThroughBothPaths)
+	s.Step(`^`+who+` reads a tag that does not exist through the `+tiers+` entity path$`, readsMissingTagThrough)
+	s.Step(`^`+who+` reads an entity by a malformed URN through the `+tiers+` entity path$`, readsMalformedURNThrough)
+	s.Step(`^the answer is the tag's snapshot with its name and description$`, answerIsTagSnapshot)
+	s.Step(`^the answer is `+who+`'s user snapshot$`, answerIsUserSnapshot)
+	s.Step(`^both answers are the same$`, bothAnswersAreTheSame)
+	s.Step(`^the answer explains itself in JSON with its status and a message$`, answerExplainsItself)
+	s.Step(`^`+who+` is refused when `+pronoun+` reads? `+who+`'s user entity$`, isRefusedReadingUserEntity)
+}
+
 // entityState holds two answers to compare.
 type entityState struct {
 	pair [2]*answer

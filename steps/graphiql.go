@@ -5,6 +5,13 @@ import (
 	"encoding/json"
 )
 
+// registerGraphiQLSteps registers the steps of features/graphiql.feature.
+func registerGraphiQLSteps(s stepRegistrar) {
+	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL$`, runsInGraphiQL)
+	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL with `+who+`'s token in its headers editor$`, runsInGraphiQLWithToken)
+	s.Step(`^GraphiQL's result shows `+who+`'s URN$`, graphiqlShowsURN)
+}
+
 func runsInGraphiQL(ctx context.Context, name, query string) error {
 	return theWorld(ctx).runInGraphiQL(name, query, "")
 }

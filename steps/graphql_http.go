@@ -10,6 +10,32 @@ import (
 	"strings"
 )
 
+// registerGraphQLHTTPSteps registers the steps of features/graphql_http.feature.
+func registerGraphQLHTTPSteps(s stepRegistrar) {
+	s.Step(`^`+who+` asks the GraphQL endpoint to describe its schema$`, asksForSchema)
+	s.Step(`^the answer describes a schema whose queries include me and tag$`, schemaDescribed)
+	s.Step(`^`+who+` asks the GraphQL endpoint about the type (\w+), naming it in a variable$`, asksAboutType)
+	s.Step(`^the answer names the type (\w+), with no errors$`, typeNamed)
+	s.Step(`^`+who+` asks for a type nested (\d+) levels deep$`, asksNestedType)
+	s.Step(`^`+who+` asks for (\d+) fields in one query$`, asksManyFields)
+	s.Step(`^`+who+` asks for her manager, her manager's manager and so on, in a query nested (\d+) levels deep$`, asksNestedManagers)
+	s.Step(`^the answer is a GraphQL error, without data$`, answeredWithErrorWithoutData)
+	s.Step(`^the answer has data and no errors$`, answeredWithoutErrors)
+	s.Step(`^the request is refused, not answered$`, requestRefusedNotAnswered)
+	s.Step(`^the answer is DataHub's "unauthorized" GraphQL error$`, answerIsUnauthorizedGraphQLError)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the frontend's (GraphQL|v2 GraphQL) endpoint$`, asksWhoSheIsThroughFrontend)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, accepting (application/json|application/graphql-response\+json)$`, asksWhoSheIsAccepting)
+	s.Step(`^the answer comes as (application/json|application/graphql-response\+json)$`, answerComesAs)
+	s.Step(`^`+who+` sends a query to the GraphQL endpoint by (GET|PUT|PATCH|DELETE)$`, sendsQueryByMethod)
+	s.Step(`^`+who+` sends a tag creation to the GraphQL endpoint by GET$`, sendsTagCreationByGET)
+	s.Step(`^`+who+` sends a GraphQL request whose body is not valid JSON$`, sendsBodyNotJSON)
+	s.Step(`^`+who+` sends a GraphQL request whose body has no query$`, sendsBodyWithoutQuery)
+	s.Step(`^`+who+` sends a GraphQL request whose body has a second JSON object after the first$`, sendsTwoObjects)
+	s.Step(`^`+who+` sends a GraphQL query declared as plain text$`, sendsQueryAsPlainText)
+	s.Step(`^the answer says that only POST is allowed$`, answerAllowsOnlyPOST)
+	s.Step(`^the answer does not repeat the body that was sent$`, answerDoesNotEcho)
+}
+
 // graphqlState is what a GraphQL transport scenario sent.
 type graphqlState struct {
 	echoMarker string // a marker sent in a body the answer must not echo

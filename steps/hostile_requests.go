@@ -10,6 +10,20 @@ import (
 	"time"
 )
 
+// registerHostileRequestsSteps registers the steps of features/hostile_requests.feature.
+func registerHostileRequestsSteps(s stepRegistrar) {
+	s.Step(`^`+who+` sends a document (whose fragments spread each other ten times over ten levels|with 3,000 aliases of one field with different arguments|with 1,000 aliases of one field with different arguments|with 6,000 copies of one field)$`, sendsHostileDocument)
+	s.Step(`^the document is refused as a bad request within (\d+) seconds$`, documentRefusedWithin)
+	s.Step(`^the service still answers `+who+`$`, serviceStillAnswers)
+	s.Step(`^`+who+` creates a tag whose name holds a NUL character, sent (in a variable|in the document itself)$`, createsTagWithNUL)
+	s.Step(`^`+who+` asks the (metadata service|frontend) who she is with her token in one Authorization header( and the administrator's in a second)?$`, asksWithAuthorizationHeaders)
+	s.Step(`^the administrator creates a tag with a second Authorization header, `+who+`'s$`, adminCreatesTagWithTwoHeaders)
+	s.Step(`^the administrator reads the tag's entity with a second Authorization header, `+who+`'s$`, adminReadsTagWithTwoHeaders)
+	s.Step(`^the answer shows nothing of the tag$`, answerDoesNotShowTag)
+	s.Step(`^(the administrator|someone without a token) creates a tag through the (metadata service|frontend) in a request that names another host$`, createsTagNamingAnotherHost)
+	s.Step(`^the request is refused as sent to a host the service does not answer to$`, refusedAsMisdirected)
+}
+
 // Steps of hostile_requests.feature: documents built to exhaust the
 // service, strings it cannot store, and ambiguous credentials.
 
@@ -238,18 +252,6 @@ func answerDoesNotShowTag(ctx context.Context) error {
 		return w.fail("%s: the answer is not one JSON object: %v: %.300s", a.what, err, a.body)
 	}
 	return nil
-}
-
-// registerHostileSteps registers the steps of hostile_requests.feature.
-func registerHostileSteps(s stepRegistrar) {
-	s.Step(`^`+who+` sends a document (whose fragments spread each other ten times over ten levels|with 3,000 aliases of one field with different arguments|with 1,000 aliases of one field with different arguments|with 6,000 copies of one field)$`, sendsHostileDocument)
-	s.Step(`^the document is refused as a bad request within (\d+) seconds$`, documentRefusedWithin)
-	s.Step(`^the service still answers `+who+`$`, serviceStillAnswers)
-	s.Step(`^`+who+` creates a tag whose name holds a NUL character, sent (in a variable|in the document itself)$`, createsTagWithNUL)
-	s.Step(`^`+who+` asks the (metadata service|frontend) who she is with her token in one Authorization header( and the administrator's in a second)?$`, asksWithAuthorizationHeaders)
-	s.Step(`^the administrator creates a tag with a second Authorization header, `+who+`'s$`, adminCreatesTagWithTwoHeaders)
-	s.Step(`^the administrator reads the tag's entity with a second Authorization header, `+who+`'s$`, adminReadsTagWithTwoHeaders)
-	s.Step(`^the answer shows nothing of the tag$`, answerDoesNotShowTag)
 }
 
 // createsTagNamingAnotherHost sends a tag creation to the tier's address

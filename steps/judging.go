@@ -6,6 +6,14 @@ import (
 	"slices"
 )
 
+// registerJudgingSteps registers the steps of how an answer is judged,
+// which several features share.
+func registerJudgingSteps(s stepRegistrar) {
+	s.Step(`^the answer has status (\d{3})$`, answerHasStatus)
+	s.Step(`^`+who+` is rejected as unauthorized$`, isRejectedAsUnauthorized)
+	s.Step(`^the answer is a GraphQL error saying the request is bad$`, answerIsBadRequestError)
+}
+
 // lastAnswer is the answer to the scenario's last attempt.
 func (w *world) lastAnswer() (*answer, error) {
 	if w.last == nil {

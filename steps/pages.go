@@ -15,6 +15,14 @@ import (
 	"github.com/cucumber/godog"
 )
 
+// registerPagesSteps registers the steps of the browser's pages,
+// which several features share.
+func registerPagesSteps(s stepRegistrar) {
+	s.Step(`^`+who+` is signed in to the frontend in (?:a|another) browser$`, isSignedIn)
+	s.Step(`^the browser is at the sign-in page$`, atSignInPage)
+	s.Step(`^every request the page made went to the service's own origin$`, requestsStayedHome)
+}
+
 // The browser steps (@ui): sign-in, Settings > Access Tokens and GraphiQL,
 // driven through a real Chromium (browser.go). Elements are found by their
 // data-testid, GraphiQL's by its own class names; what a step judges is
@@ -42,56 +50,6 @@ type shownToken struct {
 	description string
 	owner       *person
 	madeAt      time.Time
-}
-
-func registerUISteps(s stepRegistrar) {
-	s.Step(`^`+who+` has a password$`, hasPassword)
-	s.Step(`^`+who+` is signed in to the frontend in (?:a|another) browser$`, isSignedIn)
-	s.Step(`^`+who+` signs in to the frontend in a browser$`, signsIn)
-	s.Step(`^someone signs in to the frontend in a browser with (.+)$`, someoneSignsInWith)
-	s.Step(`^the sign-in page says the username or the password is wrong$`, loginSaysWrong)
-	s.Step(`^the browser is not signed in$`, browserNotSignedIn)
-	s.Step(`^the page shows that `+who+` is signed in$`, pageShowsSignedIn)
-	s.Step(`^`+who+`'s browser is answered on the GraphQL endpoint as `+who+`$`, browserAnsweredAs)
-	s.Step(`^`+who+`'s browser is refused on the GraphQL endpoint$`, browserRefused)
-	s.Step(`^`+who+`'s browser reads `+own+` own user through the frontend's entity path$`, browserReadsOwnUser)
-	s.Step(`^`+who+`'s browser creates a tag through the frontend's GraphQL endpoint$`, browserCreatesTag)
-	s.Step(`^`+who+`'s browser is rejected as unauthorized$`, isRejectedAsUnauthorized)
-	s.Step(`^the cookies of `+who+`'s browser are kept$`, keepCookies)
-	s.Step(`^`+who+` signs out in the page$`, signsOut)
-	s.Step(`^the kept cookies are refused on the GraphQL endpoint$`, keptCookiesRefused)
-	s.Step(`^no cookie of the frontend can be read by the page's scripts$`, noCookieReadable)
-	s.Step(`^every cookie of the frontend is kept from other sites' requests$`, cookiesSameSite)
-
-	s.Step(`^`+who+` opens the access tokens page$`, opensTokensPage)
-	s.Step(`^someone who is not signed in opens the access tokens page in a browser$`, strangerOpensTokensPage)
-	s.Step(`^the browser is at the sign-in page$`, atSignInPage)
-	s.Step(`^the page is titled "([^"]+)" with a "([^"]+)" section$`, pageTitled)
-	s.Step(`^the "Generate new token" button is (enabled|disabled)$`, generateButtonIs)
-	s.Step(`^the page says that `+who+` may not generate tokens$`, pageSaysMayNotGenerate)
-	s.Step(`^the page says that token based authentication is disabled$`, pageSaysTokenAuthDisabled)
-	s.Step(`^`+who+` (?:generates|has generated) a token in the page(?: that lasts (1 hour|1 day|1 week|1 month|3 months|6 months|1 year|Never))?$`, generatesToken)
-	s.Step(`^the page shows the new token, with a warning that it will not be shown again$`, pageShowsNewToken)
-	s.Step(`^the token shown works on the GraphQL endpoint as `+who+`$`, shownTokenWorksAs)
-	s.Step(`^the token shown is refused$`, shownTokenRefused)
-	s.Step(`^the token shown is described as expiring (.+) after it was made$`, shownTokenExpires)
-	s.Step(`^`+who+` reloads the page$`, reloadsPage)
-	s.Step(`^the page no longer shows the token$`, pageNoLongerShowsToken)
-	s.Step(`^the page lists the token with its name and description$`, pageListsToken)
-	s.Step(`^the page lists the token as expiring (a day after today|\d+ days after today|never)$`, pageListsExpiry)
-	s.Step(`^the page no longer lists the token$`, pageNoLongerListsToken)
-	s.Step(`^`+who+` (revokes the token in the page, confirming it|starts revoking the token in the page and cancels)$`, revokesInPage)
-	s.Step(`^`+who+` opens the form that makes a token$`, opensTokenForm)
-	s.Step(`^the form has no field that names a user$`, formNamesNoUser)
-	s.Step(`^`+who+`'s browser sends the token form with a field naming `+who+` as the token's user$`, sendsFormNamingOther)
-	s.Step(`^`+who+`'s browser sends the token form (without its CSRF token|with the CSRF token of `+who+`'s page)$`, sendsFormWithBadCSRF)
-	s.Step(`^the page refuses the form$`, pageRefusesForm)
-
-	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL$`, runsInGraphiQL)
-	s.Step(`^`+who+` runs the query "([^"]+)" in GraphiQL with `+who+`'s token in its headers editor$`, runsInGraphiQLWithToken)
-	s.Step(`^GraphiQL's result shows `+who+`'s URN$`, graphiqlShowsURN)
-	s.Step(`^every request the page made went to the service's own origin$`, requestsStayedHome)
-	registerSharedSessionSteps(s)
 }
 
 // frontend is the frontend the scenario's browsers use.
@@ -662,8 +620,3 @@ func requestsStayedHome(ctx context.Context) error {
 }
 
 // Steps: one session for the pages and the sign-in API (signin-08).
-
-func registerSharedSessionSteps(s stepRegistrar) {
-	s.Step(`^`+who+`'s browser holds the cookies of that session$`, browserHoldsAPISession)
-	s.Step(`^after `+who+` signs out at the frontend's sign-out API in the browser, the access tokens page sends the browser to sign in$`, signsOutAtAPIInBrowser)
-}

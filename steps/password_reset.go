@@ -7,10 +7,26 @@ import (
 	"strings"
 )
 
-// registerResetSteps registers the steps of password reset tokens.
-func registerResetSteps(s stepRegistrar) {
+// registerPasswordResetSteps registers the steps of features/password_reset.feature.
+func registerPasswordResetSteps(s stepRegistrar) {
 	s.Step(`^`+who+` makes a password reset token for `+who+`$`, makesResetToken)
 	s.Step(`^the answer is a reset token with which `+who+` sets a password and is signed in$`, resetTokenSetsPassword)
+	s.Step(`^the administrator makes a password reset token for `+who+`$`, adminMakesResetToken)
+	s.Step(`^the request is refused and no reset token is given$`, noResetTokenGiven)
+	s.Step(`^the administrator has made (?:a|another) password reset token for `+who+`$`, adminHasMadeResetToken)
+	s.Step(`^someone sets a new password with (Ann's reset token and Bob's username|a reset token no one made and Ann's username|Ann's reset token altered and Ann's username)$`, setsPasswordWith)
+	s.Step(`^`+who+` sets a new password with the first reset token$`, setsPasswordWithFirst)
+	s.Step(`^a day and an hour later `+who+` sets a new password with the reset token$`, setsPasswordLater)
+	s.Step(`^`+who+` has set a new password with the reset token$`, hasSetPassword)
+	s.Step(`^someone sets another new password with the same reset token$`, setsPasswordAgain)
+	s.Step(`^the reset is refused$`, resetRefused)
+	s.Step(`^Ann and Bob still sign in with their own passwords, and no one with the new one$`, annAndBobUnchanged)
+	s.Step(`^`+who+` still signs in with `+own+` own password, and no one with the new one$`, stillSignsInWithOwn)
+	s.Step(`^the second reset token sets `+who+`'s password$`, secondResetTokenWorks)
+	s.Step(`^`+who+` signs in with the password `+pronoun+` set, and no one with the other one$`, signsInWithSetPassword)
+	s.Step(`^`+who+` sets a new password with a new reset token$`, setsNewPassword)
+	s.Step(`^the session `+who+` held before is refused on the GraphQL endpoint$`, earlierSessionRefused)
+	s.Step(`^the session the new password opened is answered as `+who+`$`, newSessionAnswered)
 }
 
 func makesResetToken(ctx context.Context, name, forName string) error {
@@ -58,24 +74,6 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 	c := caller{name: name + "'s browser", gms: w.suite.target.GMS, frontend: w.suite.target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
 	me := w.askWhoAmI(c, w.suite.target.Frontend+"/api/graphql")
 	return w.answerNames(me, p.urn)
-}
-
-// registerResetRuleSteps registers the steps of what a reset token allows:
-// whose password, how often and how long (password_reset.feature).
-func registerResetRuleSteps(s stepRegistrar) {
-	s.Step(`^the administrator makes a password reset token for `+who+`$`, adminMakesResetToken)
-	s.Step(`^the request is refused and no reset token is given$`, noResetTokenGiven)
-	s.Step(`^the administrator has made (?:a|another) password reset token for `+who+`$`, adminHasMadeResetToken)
-	s.Step(`^someone sets a new password with (Ann's reset token and Bob's username|a reset token no one made and Ann's username|Ann's reset token altered and Ann's username)$`, setsPasswordWith)
-	s.Step(`^`+who+` sets a new password with the first reset token$`, setsPasswordWithFirst)
-	s.Step(`^a day and an hour later `+who+` sets a new password with the reset token$`, setsPasswordLater)
-	s.Step(`^`+who+` has set a new password with the reset token$`, hasSetPassword)
-	s.Step(`^someone sets another new password with the same reset token$`, setsPasswordAgain)
-	s.Step(`^the reset is refused$`, resetRefused)
-	s.Step(`^Ann and Bob still sign in with their own passwords, and no one with the new one$`, annAndBobUnchanged)
-	s.Step(`^`+who+` still signs in with `+own+` own password, and no one with the new one$`, stillSignsInWithOwn)
-	s.Step(`^the second reset token sets `+who+`'s password$`, secondResetTokenWorks)
-	s.Step(`^`+who+` signs in with the password `+pronoun+` set, and no one with the other one$`, signsInWithSetPassword)
 }
 
 func adminMakesResetToken(ctx context.Context, name string) error {

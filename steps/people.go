@@ -7,6 +7,19 @@ import (
 	"strings"
 )
 
+// registerPeopleSteps registers the steps of who people are and the tokens they hold,
+// which several features share.
+func registerPeopleSteps(s stepRegistrar) {
+	s.Step(`^`+who+` has a password$`, hasPassword)
+	s.Step(`^`+who+` cannot sign in at the frontend's sign-in API with (?:the password `+pronoun+` chose|`+own+` password)$`, cannotSignInWithPassword)
+	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
+	s.Step(`^`+who+` is a user$`, isAUser)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`$`, asksWhoSheIs)
+	s.Step(`^the answer names `+who+` as the signed-in user$`, answerNamesSignedInUser)
+	s.Step(`^`+who+`'s token is refused$`, tokenIsRefused)
+	s.Step(`^`+who+` is a user known only by `+own+` user name$`, isUserKnownOnlyByName)
+}
+
 // person is someone a scenario names ("Ann", "Bob", "Mia"). Each scenario
 // maps the name to a user of its own, so scenarios never share users.
 type person struct {

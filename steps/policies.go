@@ -8,6 +8,33 @@ import (
 	"strings"
 )
 
+// registerPoliciesSteps registers the steps of features/policies.feature.
+func registerPoliciesSteps(s stepRegistrar) {
+	s.Step(`^the administrator has made a policy$`, adminHasMadeAPolicy)
+	s.Step(`^`+who+` (creates a policy|updates the policy|deletes the policy|lists the policies)$`, doesToPolicies)
+	s.Step(`^the policies show what `+who+` did$`, policiesShowWhatWasDone)
+	s.Step(`^the administrator has made an INACTIVE policy granting `+who+` `+priv+`$`, adminMadeInactivePolicy)
+	s.Step(`^a policy grants every user `+priv+`$`, policyGrantsEveryUser)
+	s.Step(`^the administrator creates an? (ACTIVE|INACTIVE|DRAFT) policy$`, adminCreatesPolicyInState)
+	s.Step(`^the policy reads back as the administrator wrote it$`, policyReadsBackAsWritten)
+	s.Step(`^the policy is listed as editable$`, policyListedAsEditable)
+	s.Step(`^the administrator changes the policy$`, adminChangesThePolicy)
+	s.Step(`^the starting policy (urn:li:dataHubPolicy:\S+) is listed as (editable|not editable)$`, startingPolicyListedEditable)
+	s.Step(`^the administrator (updates|deletes) a policy that does not exist$`, adminWritesMissingPolicy)
+	s.Step(`^either the update is refused and there is no such policy, or the policy now exists as sent$`, updateMadeItOrRefused)
+	s.Step(`^the answer is the policy's URN or a refusal, and there is no such policy$`, deleteAnsweredURNOrRefused)
+	s.Step(`^the administrator (updates|deletes) a policy by (a malformed URN|the tag's URN)$`, adminWritesPolicyByOtherURN)
+	s.Step(`^the request is refused as a bad request and the policies(?: and the tag)? are as they were$`, refusedAsBadRequestChangingNothing)
+	s.Step(`^the administrator has made two policies whose names share no word$`, adminMadeTwoPoliciesNamedApart)
+	s.Step(`^the administrator lists the policies by the first one's word$`, listsPoliciesByFirstWord)
+	s.Step(`^the list includes the first policy and not the second$`, listingFindsFirstOnly)
+	s.Step(`^`+who+` is granted `+priv+` by a policy with (no resource filter|a resource filter that names nothing)$`, grantedByPolicyWith)
+	s.Step(`^the administrator creates a policy that (.+)$`, adminCreatesBadPolicy)
+	s.Step(`^the administrator changes the policy so that it (.+)$`, adminChangesPolicyBadly)
+	s.Step(`^the administrator lists the policies from position (-?\d+)$`, adminListsPoliciesFrom)
+	s.Step(`^the request is refused and the policies are as they were$`, requestRefusedChangingNothing)
+}
+
 // Privileges reach users through policies (SPEC.md, Policies). Scenarios
 // grant them with policies of their own and take them away by setting those
 // INACTIVE or deleting them. Scenarios tagged @exclusive may also switch off

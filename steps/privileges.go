@@ -9,6 +9,20 @@ import (
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
+// registerPrivilegesSteps registers the steps of what people are granted,
+// which several features share.
+func registerPrivilegesSteps(s stepRegistrar) {
+	s.Step(`^`+who+` is granted `+priv+` on (the dataset|another dataset) only$`, isGrantedOnDataset)
+	s.Step(`^`+who+` is granted `+priv+`$`, isGranted)
+	s.Step(`^`+who+` is granted `+priv+` on a new dataset only$`, isGrantedOnNewDatasetOnly)
+	s.Step(`^`+who+` is granted `+priv+` on (that tag|another tag) only$`, isGrantedOnTagOnly)
+	s.Step(`^`+who+` is granted `+priv+` on (datasets|tags)$`, isGrantedOnType)
+	s.Step(`^the policy granting `+who+` `+priv+` (is set INACTIVE|is deleted|has been set INACTIVE|has been deleted)$`, grantingPolicyChanges)
+	s.Step(`^no policy lets every user (generate personal access tokens|read entities)$`, noPolicyLetsEveryUser)
+	s.Step(`^`+who+` can create a tag( at once)?$`, canCreateATag)
+	s.Step(`^`+who+` (?:cannot|can no longer) create a tag( at once)?$`, cannotCreateATag)
+}
+
 func isGranted(ctx context.Context, name, privilege string) error {
 	w := theWorld(ctx)
 	return w.grant(w.person(name), privilege, nil)

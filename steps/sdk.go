@@ -12,6 +12,16 @@ import (
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
+// registerSDKSteps registers the steps of DataHub's SDK, which several
+// features share.
+func registerSDKSteps(s stepRegistrar) {
+	s.Step(`^the administrator has written a new dataset with a description( and institutional memory)?$`, adminHasWrittenDataset)
+	s.Step(`^the answer shows nothing of the dataset$`, answerShowsNothing)
+	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
+	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
+	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
+}
+
 // What restli.feature and openapi.feature share: requests shaped as
 // DataHub's Python SDK shapes them (built by sdkclient, which follows the
 // SDK's source), the datasets they read and the batches they write.
@@ -304,17 +314,4 @@ func (w *world) configVersion() (string, error) {
 		return "", w.fail(`%s: versions["acryldata/datahub"].version is %v, not a string`, a.what, v)
 	}
 	return s, nil
-}
-
-func registerSDKSteps(s stepRegistrar) {
-	s.Step(`^the administrator has written a new dataset with a description( and institutional memory)?$`, adminHasWrittenDataset)
-	s.Step(`^`+who+` is granted `+priv+` on (the dataset|another dataset) only$`, isGrantedOnDataset)
-	s.Step(`^the answer shows nothing of the dataset$`, answerShowsNothing)
-	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
-	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
-	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
-	s.Step(`^the configuration names no DataHub version, or one DataHub's SDK can read$`, configVersionReadable)
-	s.Step(`^the configuration names a DataHub version of 1\.0\.1 or later$`, configVersionAtLeast101)
-	registerRestliSteps(s)
-	registerOpenAPISteps(s)
 }

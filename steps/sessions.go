@@ -20,23 +20,6 @@ type securityState struct {
 	earlier []*http.Cookie
 }
 
-func registerSecuritySteps(s stepRegistrar) {
-	s.Step(`^`+who+` signs in from a sign-in link that leads to another site, (.+)$`, signsInFromLink)
-	s.Step(`^the sign-in sends the browser to a page of the frontend$`, signInStaysHome)
-	s.Step(`^`+who+`'s browser follows a sign-in link that leads to another site, (.+)$`, followsSignInLink)
-	s.Step(`^(the administrator|someone without a token) creates a tag through the (metadata service|frontend) in a request that names another host$`, createsTagNamingAnotherHost)
-	s.Step(`^the request is refused as sent to a host the service does not answer to$`, refusedAsMisdirected)
-	s.Step(`^`+who+` sets a new password with a new reset token$`, setsNewPassword)
-	s.Step(`^someone signs in( at the sign-in API)? as `+who+` with wrong passwords until the frontend stops checking them$`, guessesUntilThrottled)
-	s.Step(`^at the sign-in API, `+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottledAtAPI)
-	s.Step(`^`+who+` signs in at the sign-in API with `+own+` password$`, signsInAtAPIWithPassword)
-	s.Step(`^the frontend answers status 429 and says when to try again$`, throttledSaysWhen)
-	s.Step(`^`+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottled)
-	s.Step(`^`+who+` signs in with `+own+` password$`, signsInWithPassword)
-	s.Step(`^the session `+who+` held before is refused on the GraphQL endpoint$`, earlierSessionRefused)
-	s.Step(`^the session the new password opened is answered as `+who+`$`, newSessionAnswered)
-}
-
 // elsewhere is where a sign-in link may try to send the browser after
 // signing in, each written as browsers read it: another origin on a
 // loopback address where nothing answers (on a port browsers do not

@@ -8,19 +8,12 @@ import (
 	"strings"
 )
 
-// The frontend's sign-in API (sign_in_api.feature), as DataHub's
-// AuthenticationController answers it: POST /logIn with JSON username and
-// password; 200 and cookies (PLAY_SESSION, and "actor" naming the user),
-// or 400 with {"message": "Invalid Credentials"}; 400 with "User name must
-// not be empty." when there is no username; GET /logOut clears the session.
-
-// invalidCredentials is DataHub's message for every failed sign-in.
-const invalidCredentials = "Invalid Credentials"
-
-// userNameEmpty is DataHub's message for a sign-in without a username.
-const userNameEmpty = "User name must not be empty."
-
+// registerSignInAPISteps registers the steps of features/sign_in_api.feature.
 func registerSignInAPISteps(s stepRegistrar) {
+	s.Step(`^someone signs in( at the sign-in API)? as `+who+` with wrong passwords until the frontend stops checking them$`, guessesUntilThrottled)
+	s.Step(`^at the sign-in API, `+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottledAtAPI)
+	s.Step(`^`+who+` signs in at the sign-in API with `+own+` password$`, signsInAtAPIWithPassword)
+	s.Step(`^the frontend answers status 429 and says when to try again$`, throttledSaysWhen)
 	s.Step(`^`+who+` signs in at the frontend's sign-in API$`, signsInAtAPI)
 	s.Step(`^`+who+` is signed in at the frontend's sign-in API$`, isSignedInAtAPI)
 	s.Step(`^someone signs in at the frontend's sign-in API with (.+)$`, someoneSignsInAtAPIWith)
@@ -40,9 +33,20 @@ func registerSignInAPISteps(s stepRegistrar) {
 	s.Step(`^the kept cookies are refused on the frontend's v2 GraphQL endpoint$`, keptSessionCookiesRefused)
 	s.Step(`^`+who+` gets no session that works$`, getsNoWorkingSession)
 	s.Step(`^`+who+`'s session is refused on the frontend's v2 GraphQL endpoint$`, sessionRefused)
-	s.Step(`^`+who+` (?:can sign|signs) in at the frontend's sign-in API with the password `+pronoun+` chose$`, signsInWithChosenPassword)
-	s.Step(`^`+who+` cannot sign in at the frontend's sign-in API with (?:the password `+pronoun+` chose|`+own+` password)$`, cannotSignInWithPassword)
+	s.Step(`^the administrator has removed `+who+`$`, adminRemovesUser)
 }
+
+// The frontend's sign-in API (sign_in_api.feature), as DataHub's
+// AuthenticationController answers it: POST /logIn with JSON username and
+// password; 200 and cookies (PLAY_SESSION, and "actor" naming the user),
+// or 400 with {"message": "Invalid Credentials"}; 400 with "User name must
+// not be empty." when there is no username; GET /logOut clears the session.
+
+// invalidCredentials is DataHub's message for every failed sign-in.
+const invalidCredentials = "Invalid Credentials"
+
+// userNameEmpty is DataHub's message for a sign-in without a username.
+const userNameEmpty = "User name must not be empty."
 
 // signInAttempt signs p in from a new client, which becomes p's.
 func (w *world) signInAttempt(p *person) (*apiClient, *answer, error) {

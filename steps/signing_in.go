@@ -12,6 +12,32 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// registerSigningInSteps registers the steps of features/signing_in.feature.
+func registerSigningInSteps(s stepRegistrar) {
+	s.Step(`^`+who+` signs in to the frontend in a browser$`, signsIn)
+	s.Step(`^someone signs in to the frontend in a browser with (.+)$`, someoneSignsInWith)
+	s.Step(`^the sign-in page says the username or the password is wrong$`, loginSaysWrong)
+	s.Step(`^the browser is not signed in$`, browserNotSignedIn)
+	s.Step(`^the page shows that `+who+` is signed in$`, pageShowsSignedIn)
+	s.Step(`^`+who+`'s browser is answered on the GraphQL endpoint as `+who+`$`, browserAnsweredAs)
+	s.Step(`^`+who+`'s browser is refused on the GraphQL endpoint$`, browserRefused)
+	s.Step(`^`+who+`'s browser reads `+own+` own user through the frontend's entity path$`, browserReadsOwnUser)
+	s.Step(`^`+who+`'s browser creates a tag through the frontend's GraphQL endpoint$`, browserCreatesTag)
+	s.Step(`^the cookies of `+who+`'s browser are kept$`, keepCookies)
+	s.Step(`^`+who+` signs out in the page$`, signsOut)
+	s.Step(`^the kept cookies are refused on the GraphQL endpoint$`, keptCookiesRefused)
+	s.Step(`^no cookie of the frontend can be read by the page's scripts$`, noCookieReadable)
+	s.Step(`^every cookie of the frontend is kept from other sites' requests$`, cookiesSameSite)
+	s.Step(`^`+who+`'s browser holds the cookies of that session$`, browserHoldsAPISession)
+	s.Step(`^after `+who+` signs out at the frontend's sign-out API in the browser, the access tokens page sends the browser to sign in$`, signsOutAtAPIInBrowser)
+	s.Step(`^`+who+` signs in from a sign-in link that leads to another site, (.+)$`, signsInFromLink)
+	s.Step(`^the sign-in sends the browser to a page of the frontend$`, signInStaysHome)
+	s.Step(`^`+who+`'s browser follows a sign-in link that leads to another site, (.+)$`, followsSignInLink)
+	s.Step(`^`+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottled)
+	s.Step(`^`+who+` signs in with `+own+` password$`, signsInWithPassword)
+	s.Step(`^`+who+`'s browser is rejected as unauthorized$`, isRejectedAsUnauthorized)
+}
+
 func signsIn(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	_, err := w.signIn(w.person(name))

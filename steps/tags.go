@@ -7,6 +7,22 @@ import (
 	"strings"
 )
 
+// registerTagsSteps registers the steps of features/tags.feature.
+func registerTagsSteps(s stepRegistrar) {
+	s.Step(`^the request is refused as DataHub refuses a tag that exists$`, refusedAsExistingTag)
+	s.Step(`^`+who+` creates a tag$`, createsATag)
+	s.Step(`^`+who+` has created a tag$`, hasCreatedATag)
+	s.Step(`^`+who+` creates another tag with the same id$`, createsAnotherTagWithSameID)
+	s.Step(`^the answer is the URN of the tag$`, answerIsTagURN)
+	s.Step(`^`+who+` reads a tag by (a malformed URN|a dataset's URN)$`, readsTagByOtherURN)
+	s.Step(`^`+who+` creates a tag without an id$`, createsATagWithoutID)
+	s.Step(`^the answer is the URN of a tag with a random id$`, answerIsURNOfRandomTag)
+	s.Step(`^the tag exists with its name and description$`, tagExistsWithNameAndDescription)
+	s.Step(`^the tag reads back with its name and description through the `+tiers+` entity path$`, tagReadsBackThrough)
+	s.Step(`^the tag does not exist$`, tagDoesNotExist)
+	s.Step(`^the first tag is unchanged$`, firstTagIsUnchanged)
+}
+
 // tagState is the tags a scenario talks about.
 type tagState struct {
 	tag      *tagRecord // the tag the scenario talks about

@@ -8,6 +8,17 @@ import (
 	"github.com/cucumber/godog"
 )
 
+// registerTokenLifetimeSteps registers the steps of features/token_lifetime.feature.
+func registerTokenLifetimeSteps(s stepRegistrar) {
+	s.Step(`^`+who+` creates a personal access token for `+anyoneOf+` that lasts ([A-Z_]+)$`, createsTokenLasting)
+	s.Step(`^`+who+` has created a personal access token for `+anyoneOf+` that lasts ([A-Z_]+)$`, hasCreatedTokenLasting)
+	s.Step(`^`+who+` asks for a personal access token for `+anyoneOf+` that lasts ([A-Z_]+)$`, asksForTokenLasting)
+	s.Step(`^either the new token has no expiry anywhere, or it was refused as a bad request and none was made$`, noExpiryAnywhereOrRefused)
+	s.Step(`^the new token is described as expiring (\d+) (hours?|days?) after it was made$`, describedAsExpiring)
+	s.Step(`^the new token's own expiry is the same$`, ownExpiryIsTheSame)
+	s.Step(`^a day and an hour have passed$`, timePasses)
+}
+
 func createsTokenLasting(ctx context.Context, name, whom, duration string) error {
 	return theWorld(ctx).createTokenLasting(name, whom, duration)
 }

@@ -11,6 +11,32 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// registerTokenPageSteps registers the steps of features/token_page.feature.
+func registerTokenPageSteps(s stepRegistrar) {
+	s.Step(`^`+who+` opens the access tokens page$`, opensTokensPage)
+	s.Step(`^someone who is not signed in opens the access tokens page in a browser$`, strangerOpensTokensPage)
+	s.Step(`^the page is titled "([^"]+)" with a "([^"]+)" section$`, pageTitled)
+	s.Step(`^the "Generate new token" button is (enabled|disabled)$`, generateButtonIs)
+	s.Step(`^the page says that `+who+` may not generate tokens$`, pageSaysMayNotGenerate)
+	s.Step(`^the page says that token based authentication is disabled$`, pageSaysTokenAuthDisabled)
+	s.Step(`^`+who+` (?:generates|has generated) a token in the page(?: that lasts (1 hour|1 day|1 week|1 month|3 months|6 months|1 year|Never))?$`, generatesToken)
+	s.Step(`^the page shows the new token, with a warning that it will not be shown again$`, pageShowsNewToken)
+	s.Step(`^the token shown works on the GraphQL endpoint as `+who+`$`, shownTokenWorksAs)
+	s.Step(`^the token shown is refused$`, shownTokenRefused)
+	s.Step(`^the token shown is described as expiring (.+) after it was made$`, shownTokenExpires)
+	s.Step(`^`+who+` reloads the page$`, reloadsPage)
+	s.Step(`^the page no longer shows the token$`, pageNoLongerShowsToken)
+	s.Step(`^the page lists the token with its name and description$`, pageListsToken)
+	s.Step(`^the page lists the token as expiring (a day after today|\d+ days after today|never)$`, pageListsExpiry)
+	s.Step(`^the page no longer lists the token$`, pageNoLongerListsToken)
+	s.Step(`^`+who+` (revokes the token in the page, confirming it|starts revoking the token in the page and cancels)$`, revokesInPage)
+	s.Step(`^`+who+` opens the form that makes a token$`, opensTokenForm)
+	s.Step(`^the form has no field that names a user$`, formNamesNoUser)
+	s.Step(`^`+who+`'s browser sends the token form with a field naming `+who+` as the token's user$`, sendsFormNamingOther)
+	s.Step(`^`+who+`'s browser sends the token form (without its CSRF token|with the CSRF token of `+who+`'s page)$`, sendsFormWithBadCSRF)
+	s.Step(`^the page refuses the form$`, pageRefusesForm)
+}
+
 func opensTokensPage(ctx context.Context, name string) error {
 	_, err := theWorld(ctx).openTokensPage(name)
 	return err

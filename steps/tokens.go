@@ -10,6 +10,30 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 )
 
+// registerTokensSteps registers the steps of features/tokens.feature.
+func registerTokensSteps(s stepRegistrar) {
+	s.Step(`^the administrator grants `+who+` `+priv+`$`, adminGrants)
+	s.Step(`^`+who+` grants `+self+` every platform privilege with a new policy$`, grantsHerselfEverything)
+	s.Step(`^`+who+` creates a personal access token for `+anyoneOf+`$`, createsTokenFor)
+	s.Step(`^`+who+` has created a personal access token for `+anyoneOf+`$`, hasCreatedTokenFor)
+	s.Step(`^the new token acts as `+who+`$`, newTokenActsAs)
+	s.Step(`^the new token is refused$`, newTokenIsRefused)
+	s.Step(`^the new token is described with `+who+` as its actor and `+who+` as its owner$`, newTokenIsDescribed)
+	s.Step(`^the new token is a JWT signed with HS256 that names `+who+`$`, newTokenIsHS256JWT)
+	s.Step(`^no token was created for `+who+`$`, noTokenCreatedFor)
+	s.Step(`^the answer holds the raw token$`, answerHoldsRawToken)
+	s.Step(`^the raw token appears in no token list and no token metadata$`, rawTokenAppearsNowhere)
+	s.Step(`^`+who+` lists `+own+` own tokens$`, listsOwnTokens)
+	s.Step(`^`+who+` lists tokens without saying whose$`, listsTokensWithoutSayingWhose)
+	s.Step(`^`+who+` lists the tokens `+who+` owns$`, listsTokensOwnedBy)
+	s.Step(`^the list includes the new token$`, listIncludesNewToken)
+	s.Step(`^every token in the list is owned by `+who+`$`, everyTokenOwnedBy)
+	s.Step(`^`+who+`'s own token list does not include the new token$`, ownListExcludesNewToken)
+	s.Step(`^`+who+` revokes the new token$`, revokesNewToken)
+	s.Step(`^the new token is described with its name, description, actor, owner and dates in the answer, in `+own+` token list and in its metadata$`, describedEverywhere)
+	s.Step(`^`+who+` reads the metadata of the new token$`, readsMetadataOfNewToken)
+}
+
 // tokenState is the tokens a scenario made or tried to make.
 type tokenState struct {
 	newToken      *tokenRecord   // the token the scenario made last

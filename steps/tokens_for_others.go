@@ -2,6 +2,12 @@ package steps
 
 import "context"
 
+// registerTokensForOthersSteps registers the steps of features/tokens_for_others.feature.
+func registerTokensForOthersSteps(s stepRegistrar) {
+	s.Step(`^`+who+` creates a tag with the new token$`, createsATagWithNewToken)
+	s.Step(`^the metadata describes the new token with `+who+` as its actor and `+who+` as its owner$`, metadataDescribes)
+}
+
 func createsATagWithNewToken(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	tok, err := w.theNewToken()

@@ -9,6 +9,22 @@ import (
 	"strings"
 )
 
+// registerWhoAmISteps registers the steps of features/who_am_i.feature.
+func registerWhoAmISteps(s stepRegistrar) {
+	s.Step(`^the answer says `+who+` may ([a-z ,]+), and nothing more$`, answerSaysMayExactly)
+	s.Step(`^someone without a token checks the service's health$`, checksHealth)
+	s.Step(`^the service says it is healthy$`, serviceIsHealthy)
+	s.Step(`^the administrator looks up `+who+` by `+own+` URN$`, adminLooksUpUser)
+	s.Step(`^the administrator looks up a user by a malformed URN$`, adminLooksUpMalformedUser)
+	s.Step(`^the answer shows `+who+`'s status as (ACTIVE|SUSPENDED)$`, answerShowsStatus)
+	s.Step(`^the administrator looks up a user no one has made$`, adminLooksUpUnknownUser)
+	s.Step(`^the answer shows no such user, without an error$`, answerShowsNoProfile)
+	s.Step(`^the administrator looks up a user by the tag's URN$`, adminLooksUpUserByTagURN)
+	s.Step(`^the answer is `+who+`'s user, with `+own+` display name and email$`, answerIsUser)
+	s.Step(`^someone naming `+who+` in X-DataHub-Actor is rejected as unauthorized$`, namingSuspendedIsRefused)
+	s.Step(`^the lookup is refused$`, requestRefusedChangingNothing)
+}
+
 // More rules on policies (SPEC.md, Policies): what a write answers, states,
 // editability, resource filters, the query of listPolicies, and the
 // policies and URNs a write refuses.
