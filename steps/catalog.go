@@ -280,3 +280,12 @@ func Scenarios() ([]Scenario, error) {
 	}
 	return out, nil
 }
+
+// levelRank orders the levels: a failure fails the run when its level's
+// rank is at most the fail-on level's.
+func levelRank(level string) int {
+	if i := slices.Index(levels, level); i >= 0 {
+		return i
+	}
+	return 0 // a scenario without a level is held to the floor
+}

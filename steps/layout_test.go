@@ -18,7 +18,8 @@ var supportFiles = []string{
 	"baseline", "browser", "catalog", "client", "documents", "junit", "lag",
 	"native_users", "outcome", "pending", "preflight", "procattr_linux",
 	"procattr_other", "reference", "report", "results", "run", "schedule",
-	"sessions", "steps", "switches", "target", "world", "doc",
+	"sessions", "steps", "switches", "target", "world", "doc", "definitions",
+	"suite", "mask", "waits",
 }
 
 // TestEveryFeatureHasItsStepsFile keeps doc.go's rule: steps/x.go holds the

@@ -6,32 +6,11 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/cucumber/godog"
 )
-
-// levelRank orders the levels: a failure fails the run when its level's
-// rank is at most the fail-on level's.
-func levelRank(level string) int {
-	if i := slices.Index(levels, level); i >= 0 {
-		return i
-	}
-	return 0 // a scenario without a level is held to the floor
-}
-
-// disabledCapability names the first capability of s that the user
-// switched off, "" when none.
-func (s *suite) disabledCapability(info scenarioInfo) string {
-	for _, c := range info.Capabilities {
-		if slices.Contains(s.disabled, c) {
-			return c
-		}
-	}
-	return ""
-}
 
 // guardedSteps registers each step wrapped so that a failure is recorded
 // with its step, and a failure that does not fail the run (a warning below

@@ -620,13 +620,13 @@ func adminChangesThePolicy(ctx context.Context) error {
 func startingPolicyListedEditable(ctx context.Context, urn, editable string) error {
 	w := theWorld(ctx)
 	want := editable == "editable"
-	t := w.suite.target
-	if t.StartingPoliciesErr != nil {
-		return w.fail("%v", t.StartingPoliciesErr)
+	d := w.suite.Definitions
+	if d.startingPoliciesErr != nil {
+		return w.fail("%v", d.startingPoliciesErr)
 	}
-	p, ok := t.StartingPolicies[urn]
+	p, ok := d.startingPolicies[urn]
 	if !ok {
-		return w.fail("the policy %s was not listed before the run began (%d policies were)", urn, len(t.StartingPolicies))
+		return w.fail("the policy %s was not listed before the run began (%d policies were)", urn, len(d.startingPolicies))
 	}
 	if p.Editable != want {
 		return w.fail("before the run began, the policy %s (%q) was listed with editable %t, expected %t", urn, p.Name, p.Editable, want)

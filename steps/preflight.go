@@ -19,7 +19,8 @@ import (
 // rather than as a hundred failing scenarios: each tier answers, each URL is
 // the tier it claims to be, and the admin token is valid and holds the
 // privileges the scenarios need to set up their people.
-func preflight(ctx context.Context, t *target, docs documents) error {
+func preflight(ctx context.Context, t *target, d *Definitions) error {
+	docs := d.docs
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	c := &http.Client{Timeout: 10 * time.Second}
@@ -81,7 +82,7 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	// starting policies' editable flags are judged on this listing
 	// (policy-08), since switching every user's policies off and on again
 	// rewrites them through the API.
-	t.StartingPolicies, t.StartingPoliciesErr = p.policies(t.GMS + "/api/graphql")
+	d.startingPolicies, d.startingPoliciesErr = p.policies(t.GMS + "/api/graphql")
 	return nil
 }
 

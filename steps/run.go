@@ -151,9 +151,26 @@ func isTerminal(f *os.File) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// Run checks the target against the features and writes the reports; it
-// returns the exit code.
-func Run(ctx context.Context, cfg Config) int {
+// Steps is what a run needs of the step definitions: package steps
+// provides them (steps.New), and imports the runner, never the other way.
+type Steps interface {
+	// Load reads what the steps send (the GraphQL documents).
+	Load() error
+	// Preflight checks the target before any scenario runs, so that a
+	// wrong URL or token ends the run in seconds with one message, and
+	// notes what the target serves (its Pages).
+	Preflight(ctx context.Context, t *target) error
+	// ThrowsSwitch says whether a step changes what every user may do:
+	// its scenario runs in the exclusive window (schedule.go).
+	ThrowsSwitch(step string) bool
+	// Scenarios returns the initializer that wires the hooks and steps
+	// into each scenario of the run.
+	Scenarios(s *Suite) func(*godog.ScenarioContext)
+}
+
+// Run checks the target against the features with the step definitions
+// defs and writes the reports; it returns the exit code.
+func Run(ctx context.Context, cfg Config, defs Steps) int {
 	out := cfg.Stdout
 	if out == nil {
 		out = os.Stdout
@@ -196,8 +213,7 @@ func Run(ctx context.Context, cfg Config) int {
 			return stop("%s: %v", envBaseline, err)
 		}
 	}
-	docs, err := loadDocuments(catalogspec.GraphQLDocuments())
-	if err != nil {
+	if err := defs.Load(); err != nil {
 		return stop("%v", err)
 	}
 	reportsDir, err := filepath.Abs(cfg.ReportsDir)
@@ -251,7 +267,7 @@ func Run(ctx context.Context, cfg Config) int {
 		}
 	}
 	fmt.Fprintf(out, "catalogspec %s (spec %s): target %s\n", Version, catalogspec.SpecVersion, tgt.describe())
-	if err := preflight(runCtx, tgt, docs); err != nil {
+	if err := defs.Preflight(runCtx, tgt); err != nil {
 		return stop("preflight: %v", err)
 	}
 	var b *browser
@@ -268,11 +284,10 @@ func Run(ctx context.Context, cfg Config) int {
 		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", b.path)
 	}
 
-	sched := newScheduler(selected, cfg.Concurrency, cfg.Seed)
+	sched := newScheduler(selected, cfg.Concurrency, cfg.Seed, defs.ThrowsSwitch)
 	fmt.Fprintf(out, "catalogspec: in this order: %s\n", sched.describe())
-	s := &suite{
+	s := &Suite{
 		target:     tgt,
-		docs:       docs,
 		ctx:        runCtx,
 		failOn:     failOn,
 		disabled:   cfg.Disabled,
@@ -281,7 +296,6 @@ func Run(ctx context.Context, cfg Config) int {
 		reportsDir: reportsDir,
 		sched:      sched,
 		failFast:   cfg.FailFast,
-		steps:      compileSteps(),
 	}
 	s.browser = b
 	if b != nil {
@@ -314,7 +328,7 @@ func Run(ctx context.Context, cfg Config) int {
 	s.began = started
 	status := godog.TestSuite{
 		Name:                "catalogspec",
-		ScenarioInitializer: s.initScenario,
+		ScenarioInitializer: defs.Scenarios(s),
 		Options: &godog.Options{
 			Format: format,
 			FS:     catalogspec.Features(),

@@ -51,28 +51,19 @@ const (
 	phaseRest      = "rest"
 )
 
-// Switches: what an @exclusive scenario changes for every user, by the step
-// that does it (switches.go). Both are setup (pending.go).
-const (
-	switchOffPattern = `^no policy lets every user (generate personal access tokens|read entities)$`
-	switchOnPattern  = `^a policy grants every user ` + priv + `$`
-)
-
-var switchSteps = compileAll(switchOffPattern, switchOnPattern)
-
 // phaseOf is the phase a scenario runs in: an @exclusive scenario that
 // throws a switch runs in the window, one that changes something else for
 // every user (an invite token) alone.
-func phaseOf(s scenarioInfo) string {
+// throwsSwitch says which steps change what every user may do (the steps'
+// ThrowsSwitch).
+func phaseOf(s scenarioInfo, throwsSwitch func(step string) bool) string {
 	switch {
 	case slices.Contains(s.Capabilities, "replicas"):
 		return phaseAlone
 	case slices.Contains(s.Tags, "@exclusive"):
 		for _, st := range s.Steps {
-			for _, re := range switchSteps {
-				if re.MatchString(st) {
-					return phaseExclusive
-				}
+			if throwsSwitch(st) {
+				return phaseExclusive
 			}
 		}
 		return phaseSolo
@@ -95,9 +86,9 @@ type scheduler struct {
 	// come before any scenario that has not started.
 	resuming int
 	stopped  string // why no more scenarios start ("" while they do)
-	// closing runs when the exclusive window's last scenario is done, in
-	// that scenario's world, before the next phase starts.
-	closing func(*world)
+	// closing says that the exclusive window's last scenario must close
+	// it (leave's closeWindow) before the next phase starts.
+	closing bool
 	// quiet is closed once the scenarios that run alone are done: what
 	// would load the machine meanwhile (starting the browser) waits for it.
 	quiet     chan struct{}
@@ -115,7 +106,7 @@ type phase struct {
 
 // newScheduler lays the selected scenarios out in phases, each in an order
 // drawn from seed.
-func newScheduler(selected []scenarioInfo, slots int, seed int64) *scheduler {
+func newScheduler(selected []scenarioInfo, slots int, seed int64, throwsSwitch func(step string) bool) *scheduler {
 	rng := rand.New(rand.NewSource(seed))
 	byPhase := map[string][]string{}
 	names := make([]string, 0, len(selected))
@@ -125,7 +116,7 @@ func newScheduler(selected []scenarioInfo, slots int, seed int64) *scheduler {
 	sort.Strings(names) // the seed alone decides the order
 	phaseName := map[string]string{}
 	for _, s := range selected {
-		phaseName[s.Name] = phaseOf(s)
+		phaseName[s.Name] = phaseOf(s, throwsSwitch)
 	}
 	rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
 	for _, n := range names {
@@ -201,32 +192,32 @@ func (s *scheduler) admit(ctx context.Context, name string) (notRun string) {
 	}
 }
 
-// leave takes the scenario out of the schedule: ended, its cleanup done,
-// when it was admitted; else never started. The last to leave the
-// exclusive window first puts back what the window switched (closing, in
-// its world), before the next phase starts.
-func (s *scheduler) leave(w *world, admitted bool) {
+// leave takes the scenario name out of the schedule: ended, its cleanup
+// done, when it was admitted; else never started. When it is the last to
+// leave an exclusive window that must be closed (closeWindowAtEnd), it
+// runs closeWindow first, which puts back what the window switched, before
+// the next phase starts.
+func (s *scheduler) leave(name string, admitted bool, closeWindow func()) {
 	s.mu.Lock()
 	var p *phase
 	for _, q := range s.phases {
-		if q.members[w.name] {
+		if q.members[name] {
 			p = q
 		}
 	}
 	if p != nil {
-		delete(p.members, w.name)
-		if i := slices.Index(p.order, w.name); i >= p.next {
+		delete(p.members, name)
+		if i := slices.Index(p.order, name); i >= p.next {
 			p.order = slices.Delete(p.order, i, i+1) // never started
 		}
 	}
-	closing := s.closing
-	last := p != nil && p.name == phaseExclusive && len(p.members) == 0 && closing != nil
+	last := p != nil && p.name == phaseExclusive && len(p.members) == 0 && s.closing
 	if last {
-		s.closing = nil
+		s.closing = false
 	}
 	s.mu.Unlock()
 	if last {
-		closing(w) // the next phase waits for it
+		closeWindow() // the next phase waits for it
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -283,10 +274,10 @@ func (s *scheduler) stop(why string) {
 	s.cond.Broadcast()
 }
 
-// onClose sets what the exclusive window's last scenario does before the
-// next phase (once; nil: nothing).
-func (s *scheduler) onClose(f func(*world)) {
+// closeWindowAtEnd says that the exclusive window's last scenario must
+// close it before the next phase (leave).
+func (s *scheduler) closeWindowAtEnd() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.closing = f
+	s.closing = true
 }

@@ -28,6 +28,13 @@ func scenarios(phase string, n int) []scenarioInfo {
 	return out
 }
 
+// throwsSwitch stands for the steps' ThrowsSwitch: the exclusive
+// scenarios of scenarios() throw a switch.
+func throwsSwitch(step string) bool { return step == "no policy lets every user read entities" }
+
+// noClose is a closeWindow that the test expects never to run.
+func noClose() {}
+
 // admitted waits up to a second for admit to return.
 func admitted(t *testing.T, s *scheduler, name string) {
 	t.Helper()
@@ -59,22 +66,22 @@ func blocked(t *testing.T, s *scheduler, name string) chan string {
 
 func TestScheduleOrderComesFromTheSeed(t *testing.T) {
 	sel := scenarios(phaseRest, 30)
-	a, b := newScheduler(sel, 4, 7), newScheduler(sel, 4, 7)
+	a, b := newScheduler(sel, 4, 7, throwsSwitch), newScheduler(sel, 4, 7, throwsSwitch)
 	if !slices.Equal(a.phases[0].order, b.phases[0].order) {
 		t.Fatal("one seed, two orders")
 	}
 	reversed := slices.Clone(sel)
 	slices.Reverse(reversed)
-	if c := newScheduler(reversed, 4, 7); !slices.Equal(a.phases[0].order, c.phases[0].order) {
+	if c := newScheduler(reversed, 4, 7, throwsSwitch); !slices.Equal(a.phases[0].order, c.phases[0].order) {
 		t.Error("the order depends on the features' order, not the seed alone")
 	}
-	if d := newScheduler(sel, 4, 8); slices.Equal(a.phases[0].order, d.phases[0].order) {
+	if d := newScheduler(sel, 4, 8, throwsSwitch); slices.Equal(a.phases[0].order, d.phases[0].order) {
 		t.Error("two seeds, one order")
 	}
 }
 
 func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
-	s := newScheduler(scenarios(phaseRest, 4), 2, 1)
+	s := newScheduler(scenarios(phaseRest, 4), 2, 1, throwsSwitch)
 	order := s.phases[0].order
 	admitted(t, s, order[0])
 	admitted(t, s, order[1])
@@ -91,7 +98,7 @@ func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
 		t.Fatal("resumed while both slots were taken")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.leave(&world{name: order[1]}, true)
+	s.leave(order[1], true, noClose)
 	select {
 	case <-resumed:
 	case <-time.After(time.Second):
@@ -102,7 +109,7 @@ func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
 		t.Fatal("a new scenario took the slot before the one that waited")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.leave(&world{name: order[2]}, true)
+	s.leave(order[2], true, noClose)
 	if why := <-fourth; why != "" {
 		t.Fatal(why)
 	}
@@ -112,7 +119,7 @@ func TestSchedulePhases(t *testing.T) {
 	sel := append(append(scenarios(phaseRest, 3), scenarios(phaseExclusive, 2)...), scenarios(phaseAlone, 2)...)
 	var s *scheduler
 	for seed := int64(1); seed < 1000; seed++ { // a seed that puts the window first
-		if s = newScheduler(sel, 4, seed); s.phases[1].name == phaseExclusive {
+		if s = newScheduler(sel, 4, seed, throwsSwitch); s.phases[1].name == phaseExclusive {
 			break
 		}
 	}
@@ -128,11 +135,11 @@ func TestSchedulePhases(t *testing.T) {
 	admitted(t, s, alone[0])
 	second := blocked(t, s, alone[1]) // one at a time, with slots to spare
 	early := blocked(t, s, excl[0])   // the next phase waits
-	s.leave(&world{name: alone[0]}, true)
+	s.leave(alone[0], true, noClose)
 	if why := <-second; why != "" {
 		t.Fatal(why)
 	}
-	s.leave(&world{name: alone[1]}, true)
+	s.leave(alone[1], true, noClose)
 	if why := <-early; why != "" {
 		t.Fatal(why)
 	}
@@ -144,15 +151,18 @@ func TestSchedulePhases(t *testing.T) {
 	admitted(t, s, excl[1]) // the window's scenarios run together
 	var closedBy []string
 	var mu sync.Mutex
-	s.onClose(func(w *world) { mu.Lock(); closedBy = append(closedBy, w.name); mu.Unlock() })
+	closer := func(name string) func() {
+		return func() { mu.Lock(); closedBy = append(closedBy, name); mu.Unlock() }
+	}
+	s.closeWindowAtEnd()
 	restFirst := blocked(t, s, rest[0])
-	s.leave(&world{name: excl[0]}, true)
+	s.leave(excl[0], true, closer(excl[0]))
 	select {
 	case <-restFirst:
 		t.Fatal("a scenario started while the window was open")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.leave(&world{name: excl[1]}, true)
+	s.leave(excl[1], true, closer(excl[1]))
 	if why := <-restFirst; why != "" {
 		t.Fatal(why)
 	}
@@ -165,7 +175,7 @@ func TestScheduleLetsASkippedScenarioOut(t *testing.T) {
 	sel := append(scenarios(phaseExclusive, 1), scenarios(phaseRest, 2)...)
 	var s *scheduler
 	for seed := int64(1); seed < 1000; seed++ { // the window first
-		if s = newScheduler(sel, 4, seed); s.phases[0].name == phaseExclusive {
+		if s = newScheduler(sel, 4, seed, throwsSwitch); s.phases[0].name == phaseExclusive {
 			break
 		}
 	}
@@ -176,20 +186,20 @@ func TestScheduleLetsASkippedScenarioOut(t *testing.T) {
 	first := blocked(t, s, rest[0]) // the window is not done
 	// The window's one scenario is skipped: it leaves without being
 	// admitted, and the rest do not wait for it.
-	s.leave(&world{name: "exclusive 00"}, false)
+	s.leave("exclusive 00", false, noClose)
 	if why := <-first; why != "" {
 		t.Fatal(why)
 	}
 	// Nor for a skipped scenario of their own phase that came first.
-	s.leave(&world{name: rest[1]}, false)
-	s.leave(&world{name: rest[0]}, true)
+	s.leave(rest[1], false, noClose)
+	s.leave(rest[0], true, noClose)
 	if s.current != len(s.phases) {
 		t.Errorf("phase %d of %d after every scenario left", s.current, len(s.phases))
 	}
 }
 
 func TestScheduleStops(t *testing.T) {
-	s := newScheduler(scenarios(phaseRest, 3), 1, 1)
+	s := newScheduler(scenarios(phaseRest, 3), 1, 1, throwsSwitch)
 	order := s.phases[0].order
 	admitted(t, s, order[0])
 	waiting := blocked(t, s, order[1])
@@ -199,7 +209,7 @@ func TestScheduleStops(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if why := newScheduler(scenarios(phaseRest, 1), 1, 1).admit(ctx, "rest 00"); why != "the run was interrupted" {
+	if why := newScheduler(scenarios(phaseRest, 1), 1, 1, throwsSwitch).admit(ctx, "rest 00"); why != "the run was interrupted" {
 		t.Errorf("an interrupted run: %q", why)
 	}
 }
@@ -208,7 +218,7 @@ func TestScheduleRunsAnExclusiveScenarioWithoutASwitchAlone(t *testing.T) {
 	sel := append(append(scenarios(phaseSolo, 2), scenarios(phaseExclusive, 1)...), scenarios(phaseRest, 1)...)
 	var s *scheduler
 	for seed := int64(1); seed < 1000; seed++ {
-		if s = newScheduler(sel, 4, seed); s.phases[0].name == phaseSolo {
+		if s = newScheduler(sel, 4, seed, throwsSwitch); s.phases[0].name == phaseSolo {
 			break
 		}
 	}
@@ -218,7 +228,7 @@ func TestScheduleRunsAnExclusiveScenarioWithoutASwitchAlone(t *testing.T) {
 	solo := s.phases[0].order
 	admitted(t, s, solo[0])
 	second := blocked(t, s, solo[1])
-	s.leave(&world{name: solo[0]}, true)
+	s.leave(solo[0], true, noClose)
 	if why := <-second; why != "" {
 		t.Fatal(why)
 	}

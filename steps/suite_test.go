@@ -24,7 +24,7 @@ func TestFeatures(t *testing.T) {
 	}
 	cfg.TestingT = t
 	cfg.Only = subtestFilter()
-	switch code := Run(context.Background(), cfg); code {
+	switch code := Run(context.Background(), cfg, New()); code {
 	case ExitConformant:
 	case ExitFailed:
 		t.Errorf("catalogspec: the target does not conform (exit %d); see the list above and %s/report.html", code, cfg.ReportsDir)

@@ -15,6 +15,16 @@ import (
 // back and waits until that shows before any other scenario starts
 // (schedule.go). A scenario run on its own throws and puts back its own.
 
+// Switches: what an @exclusive scenario changes for every user, by the step
+// that does it. Both are setup (pending.go); a scenario with either runs in
+// the exclusive window (Definitions.ThrowsSwitch, schedule.go).
+const (
+	switchOffPattern = `^no policy lets every user (generate personal access tokens|read entities)$`
+	switchOnPattern  = `^a policy grants every user ` + priv + `$`
+)
+
+var switchSteps = compileAll(switchOffPattern, switchOnPattern)
+
 // bootSwitch is one switch of the window.
 type bootSwitch struct {
 	name   string
@@ -54,7 +64,7 @@ func (w *world) throwSwitch(name string, throw func() (back func(*world) (func()
 	sw.thrown = true
 	sw.back, sw.err = throw()
 	if s.sched != nil {
-		s.sched.onClose(s.closeWindow)
+		s.sched.closeWindowAtEnd()
 	} else {
 		// No window: this scenario puts it back itself.
 		w.undo("put back: "+name, func() error { return s.putBack(w) })

@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/cucumber/godog"
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/cucumber/godog"
 )
 
 // The target is the deployment under test: one value per run, read from the
@@ -79,11 +80,6 @@ type target struct {
 	// Pages says whether the frontend serves the browser pages the @ui
 	// scenarios drive (preflight looks).
 	Pages bool
-	// StartingPolicies is every policy as the administrator listed it
-	// before any scenario ran (preflight), by URN; StartingPoliciesErr
-	// says why there is no listing.
-	StartingPolicies    map[string]editableView
-	StartingPoliciesErr error
 
 	stop func(context.Context) error // stops what the harness started
 }
@@ -222,3 +218,12 @@ func (t *target) describe() string {
 }
 
 var errNoCatalogd = errors.New("catalogd binary not found")
+
+func hasTag(sc *godog.Scenario, tag string) bool {
+	for _, t := range sc.Tags {
+		if t.Name == tag {
+			return true
+		}
+	}
+	return false
+}

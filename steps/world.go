@@ -14,42 +14,19 @@ import (
 	"github.com/gavv/httpexpect/v2"
 )
 
-// suite is what every scenario of a run shares: the target, the GraphQL
-// documents, and the gate that lets @exclusive scenarios run alone. It is
-// built once per run by TestFeatures and never changes afterwards, except
-// for the gate and the results.
+// suite is what every scenario of a run shares: the run's side (Suite:
+// the target, the schedule, the results) and the steps' (Definitions: the
+// GraphQL documents, the starting policies), the exclusive window's
+// switches, and the steps compiled once.
 type suite struct {
-	target *target
-	docs   documents
-
-	// ctx ends when the run is interrupted: no scenario starts after.
-	ctx context.Context
-	// failOn is the lowest level whose failures fail the run; a failure
-	// below it is a warning.
-	failOn   string
-	disabled []string  // capabilities switched off
-	base     *baseline // scenarios known to fail on the target; nil for none
-	results  *results
-	// browser drives the @ui scenarios; nil when the run has none of them.
-	browser *browser
-	// reportsDir is where reports go, screenshots of failing pages among
-	// them.
-	reportsDir string
-
-	// sched admits the scenarios (schedule.go); nil runs each at once.
-	sched *scheduler
-	// failFast stops the run at the first failure.
-	failFast bool
+	*Suite
+	*Definitions
 	// switches are what the exclusive window changes for every user, by
 	// name (switches.go).
 	switchMu sync.Mutex
 	switches map[string]*bootSwitch
-	// waits counts the waits for a change to show (pending.go).
-	waits waitStats
 	// steps are the step definitions, compiled once (outcome.go).
 	steps compiledSteps
-	// began is when the scenarios began to run.
-	began time.Time
 }
 
 // world is the state of one scenario. It lives in the scenario's context
@@ -155,15 +132,6 @@ func newWorld(s *suite, sc *godog.Scenario) *world {
 	return w
 }
 
-func hasTag(sc *godog.Scenario, tag string) bool {
-	for _, t := range sc.Tags {
-		if t.Name == tag {
-			return true
-		}
-	}
-	return false
-}
-
 // initScenario wires the hooks and steps into each scenario.
 func (s *suite) initScenario(sc *godog.ScenarioContext) {
 	sc.Before(s.before)
@@ -200,7 +168,7 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	}
 	if w.notRun != "" {
 		if s.sched != nil {
-			s.sched.leave(w, false)
+			s.sched.leave(w.name, false, func() { s.closeWindow(w) })
 			if w.windowErr != nil {
 				// The window's last to leave was this scenario, which did
 				// not run: its report has no place for the error.
@@ -227,7 +195,7 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 	if w.admitted {
 		w.admitted = false
 		// The window's last scenario puts its switches back here.
-		s.sched.leave(w, true)
+		s.sched.leave(w.name, true, func() { s.closeWindow(w) })
 		if w.windowErr != nil {
 			cleanupErr = errors.Join(cleanupErr, w.windowErr)
 		}

@@ -144,7 +144,7 @@ func runSuite(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		return steps.ExitConfig
 	}
 	cfg.Stdout = stdout
-	return steps.Run(context.Background(), cfg)
+	return steps.Run(context.Background(), cfg, steps.New())
 }
 
 func list(args []string, stdout, stderr io.Writer) int {
