@@ -29,7 +29,7 @@ const systemActor = "urn:li:corpuser:__datahub_system"
 
 func serviceRunsWithAuthDisabled(ctx context.Context) error {
 	w := theWorld(ctx)
-	if w.suite.target.NoAuthGMS == "" {
+	if w.suite.Target.NoAuthGMS == "" {
 		// The Before hook skips @auth-disabled scenarios already; this
 		// covers the step used in a scenario without the tag.
 		return godog.ErrSkip
@@ -102,7 +102,7 @@ func answerDoesNotName(ctx context.Context, name string) error {
 
 func namesInActorHeader(ctx context.Context, what string) error {
 	w := theWorld(ctx)
-	t := w.suite.target
+	t := w.suite.Target
 	value := "not-a-urn-" + w.id
 	if what == "a tag's URN" {
 		value = "urn:li:tag:" + w.unique("tag")

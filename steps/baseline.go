@@ -8,10 +8,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// baseline is a file of baselines/: the scenarios a target is known to
+// Baseline is a file of baselines/: the scenarios a target is known to
 // fail, each with why and where that target's source shows it. A run given
 // a baseline (CATALOGSPEC_BASELINE) passes when exactly those fail.
-type baseline struct {
+type Baseline struct {
 	Target   string          `yaml:"target"`
 	Failures []baselineEntry `yaml:"failures"`
 }
@@ -24,7 +24,7 @@ type baselineEntry struct {
 	Flaky    bool   `yaml:"flaky"`
 }
 
-func (e baselineEntry) covers(s scenarioInfo) bool {
+func (e baselineEntry) covers(s ScenarioInfo) bool {
 	return e.ID == s.ID && (e.Scenario == "" || e.Scenario == s.Name)
 }
 
@@ -37,12 +37,12 @@ func (e baselineEntry) String() string {
 
 // readBaseline reads a baseline and checks that each entry names a
 // scenario of the catalog.
-func readBaseline(path string, catalog []scenarioInfo) (*baseline, error) {
+func readBaseline(path string, catalog []ScenarioInfo) (*Baseline, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	var bl baseline
+	var bl Baseline
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&bl); err != nil {
@@ -60,8 +60,8 @@ func readBaseline(path string, catalog []scenarioInfo) (*baseline, error) {
 	return &bl, nil
 }
 
-// entry returns the baseline entry that covers s, if any.
-func (bl *baseline) entry(s scenarioInfo) (baselineEntry, bool) {
+// Entry returns the baseline entry that covers s, if any.
+func (bl *Baseline) Entry(s ScenarioInfo) (baselineEntry, bool) {
 	if bl == nil {
 		return baselineEntry{}, false
 	}

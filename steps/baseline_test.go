@@ -45,31 +45,31 @@ func TestBaselinesNameShouldScenarios(t *testing.T) {
 // TestBaselineJudgement: a listed failure passes the run, an unlisted one
 // fails it, and an entry whose scenario passes is stale and fails it too.
 func TestBaselineJudgement(t *testing.T) {
-	a := scenarioInfo{ID: "x-01", Name: "A", Level: levelMust}
-	b := scenarioInfo{ID: "x-02", Name: "B", Level: levelMust}
-	base := &baseline{Failures: []baselineEntry{{ID: "x-01", Why: "w", Source: "s"}}}
+	a := ScenarioInfo{ID: "x-01", Name: "A", Level: levelMust}
+	b := ScenarioInfo{ID: "x-02", Name: "B", Level: levelMust}
+	base := &Baseline{Failures: []baselineEntry{{ID: "x-01", Why: "w", Source: "s"}}}
 	run := func(sa, sb string) *runReport {
 		rep := &runReport{counts: map[string]int{}}
-		for _, o := range []*outcome{{scenarioInfo: a, Status: sa}, {scenarioInfo: b, Status: sb}} {
+		for _, o := range []*Outcome{{ScenarioInfo: a, Status: sa}, {ScenarioInfo: b, Status: sb}} {
 			rep.outcomes = append(rep.outcomes, o)
 			rep.counts[o.Status]++
 		}
 		return rep
 	}
-	if rep := run(statusKnown, statusPassed); rep.judge(base) {
+	if rep := run(StatusKnown, StatusPassed); rep.judge(base) {
 		t.Errorf("a listed failure failed the run (stale: %v)", rep.stale)
 	}
-	if rep := run(statusKnown, statusFailed); !rep.judge(base) {
+	if rep := run(StatusKnown, StatusFailed); !rep.judge(base) {
 		t.Error("a new failure passed the run")
 	}
-	if rep := run(statusPassed, statusPassed); !rep.judge(base) || len(rep.stale) != 1 {
+	if rep := run(StatusPassed, StatusPassed); !rep.judge(base) || len(rep.stale) != 1 {
 		t.Errorf("a listed scenario that passes was not reported stale: %v", rep.stale)
 	}
-	if rep := run(statusDisabled, statusPassed); rep.judge(base) {
+	if rep := run(StatusDisabled, StatusPassed); rep.judge(base) {
 		t.Error("a listed scenario that did not run was reported stale")
 	}
 	base.Failures[0].Flaky = true
-	if rep := run(statusPassed, statusPassed); rep.judge(base) {
+	if rep := run(StatusPassed, StatusPassed); rep.judge(base) {
 		t.Error("a flaky entry was reported stale")
 	}
 }

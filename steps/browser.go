@@ -31,17 +31,17 @@ import (
 //	| variable            | meaning                                   | default                    |
 //	|---------------------|-------------------------------------------|----------------------------|
 //	| CATALOGSPEC_BROWSER | the Chromium (or Chrome) to drive         | chromium, chromium-browser, google-chrome on PATH |
-const envBrowser = "CATALOGSPEC_BROWSER"
+const EnvBrowser = "CATALOGSPEC_BROWSER"
 
 // browserNames are looked for on PATH, in order.
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
 
 // findBrowser returns the browser to drive, or why there is none.
 func findBrowser(getenv func(string) string) (string, error) {
-	if p := strings.TrimSpace(getenv(envBrowser)); p != "" {
+	if p := strings.TrimSpace(getenv(EnvBrowser)); p != "" {
 		path, err := exec.LookPath(p)
 		if err != nil {
-			return "", fmt.Errorf("%s=%q: %v", envBrowser, p, err)
+			return "", fmt.Errorf("%s=%q: %v", EnvBrowser, p, err)
 		}
 		return path, nil
 	}
@@ -50,14 +50,14 @@ func findBrowser(getenv func(string) string) (string, error) {
 			return path, nil
 		}
 	}
-	return "", fmt.Errorf("no Chromium or Chrome on PATH (looked for %s): install one (Debian: apt-get install chromium) or set %s", strings.Join(browserNames, ", "), envBrowser)
+	return "", fmt.Errorf("no Chromium or Chrome on PATH (looked for %s): install one (Debian: apt-get install chromium) or set %s", strings.Join(browserNames, ", "), EnvBrowser)
 }
 
-// uiTimeout bounds each thing the suite asks the browser to do.
-const uiTimeout = 20 * time.Second
+// UITimeout bounds each thing the suite asks the browser to do.
+const UITimeout = 20 * time.Second
 
-// browser is the run's Chromium.
-type browser struct {
+// Browser is the run's Chromium.
+type Browser struct {
 	path string
 	dir  string // its profile directory, removed at the end
 
@@ -70,7 +70,7 @@ type browser struct {
 	// spares are fresh pages made ahead, never used; making is how many
 	// are being made now.
 	spareMu sync.Mutex
-	spares  []*browserPage
+	spares  []*Page
 	making  int
 	closed  sync.WaitGroup // pages being thrown away
 }
@@ -79,7 +79,7 @@ type browser struct {
 const spareCount = 2
 
 // start launches the browser, once.
-func (b *browser) start() error {
+func (b *Browser) start() error {
 	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "catalogspec-chromium-")
 		if err != nil {
@@ -128,7 +128,7 @@ func (b *browser) start() error {
 }
 
 // close stops the browser, if it was started.
-func (b *browser) close() {
+func (b *Browser) close() {
 	if b == nil || b.cancel == nil || b.stopped {
 		return
 	}
@@ -142,12 +142,12 @@ func (b *browser) close() {
 	}
 }
 
-// browserPage is one person's browser in a scenario: a browser context of
+// Page is one person's browser in a scenario: a browser context of
 // its own with one page, and every request that page made.
-type browserPage struct {
+type Page struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	b      *browser
+	b      *Browser
 	id     cdp.BrowserContextID
 
 	mu       sync.Mutex
@@ -156,15 +156,15 @@ type browserPage struct {
 	loaded   chan struct{} // closed and replaced at each load
 }
 
-// newPage returns a fresh page: a browser context of its own, never used,
+// NewPage returns a fresh page: a browser context of its own, never used,
 // with one blank page. One made ahead when there is one; another is made
 // ahead in its place.
-func (b *browser) newPage() (*browserPage, error) {
+func (b *Browser) NewPage() (*Page, error) {
 	if err := b.start(); err != nil {
 		return nil, err
 	}
 	b.spareMu.Lock()
-	var p *browserPage
+	var p *Page
 	if n := len(b.spares); n > 0 {
 		p = b.spares[n-1]
 		b.spares = b.spares[:n-1]
@@ -179,7 +179,7 @@ func (b *browser) newPage() (*browserPage, error) {
 
 // makeSpares starts making fresh pages until spareCount are made or being
 // made.
-func (b *browser) makeSpares() {
+func (b *Browser) makeSpares() {
 	b.spareMu.Lock()
 	defer b.spareMu.Unlock()
 	for !b.stopped && len(b.spares)+b.making < spareCount {
@@ -204,7 +204,7 @@ func (b *browser) makeSpares() {
 }
 
 // makePage opens a browser context with one blank page and attaches to it.
-func (b *browser) makePage() (*browserPage, error) {
+func (b *Browser) makePage() (*Page, error) {
 	c := chromedp.FromContext(b.ctx)
 	exec := cdp.WithExecutor(b.ctx, c.Browser)
 	id, err := cdptarget.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
@@ -219,7 +219,7 @@ func (b *browser) makePage() (*browserPage, error) {
 		return nil, fmt.Errorf("opening a page: %w", err)
 	}
 	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tid))
-	p := &browserPage{ctx: ctx, cancel: cancel, b: b, id: id, loaded: make(chan struct{})}
+	p := &Page{ctx: ctx, cancel: cancel, b: b, id: id, loaded: make(chan struct{})}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *network.EventRequestWillBeSent:
@@ -245,9 +245,9 @@ func (b *browser) makePage() (*browserPage, error) {
 	return p, nil
 }
 
-// release throws the page and its browser context away, in the
+// Release throws the page and its browser context away, in the
 // background: the scenario that used it is over.
-func (p *browserPage) release() {
+func (p *Page) Release() {
 	b := p.b
 	b.spareMu.Lock()
 	defer b.spareMu.Unlock()
@@ -263,7 +263,7 @@ func (p *browserPage) release() {
 }
 
 // close closes the page and throws its browser context away.
-func (p *browserPage) close() {
+func (p *Page) close() {
 	p.cancel()
 	if p.b.ctx.Err() == nil {
 		c := chromedp.FromContext(p.b.ctx)
@@ -273,56 +273,56 @@ func (p *browserPage) close() {
 	}
 }
 
-// run does actions on the page, within uiTimeout.
-func (p *browserPage) run(actions ...chromedp.Action) error {
-	ctx, cancel := context.WithTimeout(p.ctx, uiTimeout)
+// Run does actions on the page, within UITimeout.
+func (p *Page) Run(actions ...chromedp.Action) error {
+	ctx, cancel := context.WithTimeout(p.ctx, UITimeout)
 	defer cancel()
 	err := chromedp.Run(ctx, actions...)
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the browser did not get there within %s", uiTimeout)
+		return fmt.Errorf("the browser did not get there within %s", UITimeout)
 	}
 	return err
 }
 
-// eval evaluates a JavaScript expression on the page into out, waiting
+// Eval evaluates a JavaScript expression on the page into out, waiting
 // for it when it is a promise.
-func (p *browserPage) eval(js string, out any) error {
-	return p.run(chromedp.Evaluate(js, out, func(e *runtime.EvaluateParams) *runtime.EvaluateParams {
+func (p *Page) Eval(js string, out any) error {
+	return p.Run(chromedp.Evaluate(js, out, func(e *runtime.EvaluateParams) *runtime.EvaluateParams {
 		return e.WithAwaitPromise(true)
 	}))
 }
 
-// navigate loads u and waits for its page.
-func (p *browserPage) navigate(u string) error {
-	return p.run(chromedp.Navigate(u))
+// Navigate loads u and waits for its page.
+func (p *Page) Navigate(u string) error {
+	return p.Run(chromedp.Navigate(u))
 }
 
-// location is where the page is now.
-func (p *browserPage) location() (*url.URL, error) {
+// Location is where the page is now.
+func (p *Page) Location() (*url.URL, error) {
 	var href string
-	if err := p.eval(`location.href`, &href); err != nil {
+	if err := p.Eval(`location.href`, &href); err != nil {
 		return nil, err
 	}
 	return url.Parse(href)
 }
 
-// status is the HTTP status of the page's last navigation.
-func (p *browserPage) status() (int, error) {
+// Status is the HTTP status of the page's last navigation.
+func (p *Page) Status() (int, error) {
 	var s int
-	err := p.eval(`(performance.getEntriesByType("navigation")[0] || {}).responseStatus || 0`, &s)
+	err := p.Eval(`(performance.getEntriesByType("navigation")[0] || {}).responseStatus || 0`, &s)
 	return s, err
 }
 
-// loadCount is how many documents the page has loaded so far.
-func (p *browserPage) loadCount() int {
+// LoadCount is how many documents the page has loaded so far.
+func (p *Page) LoadCount() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.loads
 }
 
-// waitLoadAfter waits until the page has loaded a document after the
+// WaitLoadAfter waits until the page has loaded a document after the
 // first n.
-func (p *browserPage) waitLoadAfter(n int, timeout time.Duration) bool {
+func (p *Page) WaitLoadAfter(n int, timeout time.Duration) bool {
 	deadline := time.After(timeout)
 	for {
 		p.mu.Lock()
@@ -341,10 +341,10 @@ func (p *browserPage) waitLoadAfter(n int, timeout time.Duration) bool {
 	}
 }
 
-// cookies are the browser context's cookies for u.
-func (p *browserPage) cookies(u string) ([]*network.Cookie, error) {
+// Cookies are the browser context's cookies for u.
+func (p *Page) Cookies(u string) ([]*network.Cookie, error) {
 	var out []*network.Cookie
-	err := p.run(chromedp.ActionFunc(func(ctx context.Context) error {
+	err := p.Run(chromedp.ActionFunc(func(ctx context.Context) error {
 		var err error
 		out, err = network.GetCookies().WithURLs([]string{u}).Do(ctx)
 		return err
@@ -352,8 +352,8 @@ func (p *browserPage) cookies(u string) ([]*network.Cookie, error) {
 	return out, err
 }
 
-// seen returns the URLs of every request the page made.
-func (p *browserPage) seen() []string {
+// Seen returns the URLs of every request the page made.
+func (p *Page) Seen() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.requests...)
@@ -373,9 +373,9 @@ const maskPageJS = `(() => {
 	return true
 })()`
 
-// screenshot saves the page as it looks now, every token on it masked, into
+// Screenshot saves the page as it looks now, every token on it masked, into
 // dir, named for the scenario, and returns its path.
-func (p *browserPage) screenshot(dir, name string) (string, error) {
+func (p *Page) Screenshot(dir, name string) (string, error) {
 	var png []byte
 	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
 	defer cancel()

@@ -30,17 +30,17 @@ func TestBrowserPagesAreMaskedAndFresh(t *testing.T) {
 			<script>localStorage.setItem("k", "v")</script></body></html>`))
 	}))
 	defer srv.Close()
-	b := &browser{path: path}
+	b := &Browser{path: path}
 	defer b.close()
-	p, err := b.newPage()
+	p, err := b.NewPage()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := p.navigate(srv.URL); err != nil {
+	if err := p.Navigate(srv.URL); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	shot, err := p.screenshot(dir, "masked")
+	shot, err := p.Screenshot(dir, "masked")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestBrowserPagesAreMaskedAndFresh(t *testing.T) {
 		t.Fatalf("screenshot %s: %v", shot, err)
 	}
 	var html string
-	if err := p.eval(`document.getElementById("t").value + " " + document.documentElement.outerHTML`, &html); err != nil {
+	if err := p.Eval(`document.getElementById("t").value + " " + document.documentElement.outerHTML`, &html); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(html, token) || !strings.Contains(html, "[masked]") {
@@ -57,25 +57,25 @@ func TestBrowserPagesAreMaskedAndFresh(t *testing.T) {
 
 	// Another scenario's page is a fresh browser context: no cookie, no
 	// storage, no request of the one before.
-	p.release()
-	again, err := b.newPage()
+	p.Release()
+	again, err := b.NewPage()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if again == p || again.id == p.id {
 		t.Fatalf("a page was used twice")
 	}
-	if cs, err := again.cookies(srv.URL); err != nil || len(cs) != 0 {
+	if cs, err := again.Cookies(srv.URL); err != nil || len(cs) != 0 {
 		t.Errorf("cookies in a fresh page: %v, %v", cs, err)
 	}
-	if n := len(again.seen()); n != 0 {
+	if n := len(again.Seen()); n != 0 {
 		t.Errorf("a fresh page remembers %d requests", n)
 	}
-	if err := again.navigate(srv.URL + "/read"); err != nil {
+	if err := again.Navigate(srv.URL + "/read"); err != nil {
 		t.Fatal(err)
 	}
 	var stored string
-	if err := again.eval(`String(localStorage.getItem("k"))`, &stored); err != nil {
+	if err := again.Eval(`String(localStorage.getItem("k"))`, &stored); err != nil {
 		t.Fatal(err)
 	}
 	if stored != "null" {

@@ -42,8 +42,8 @@ var knownCapabilities = []string{
 // a number, as in token-07.
 var idShape = regexp.MustCompile(`^[a-z]+-[0-9]{2,}$`)
 
-// scenarioInfo is one scenario as the features describe it.
-type scenarioInfo struct {
+// ScenarioInfo is one scenario as the features describe it.
+type ScenarioInfo struct {
 	ID           string   `json:"id"`
 	Name         string   `json:"name"`
 	Feature      string   `json:"feature"`        // features/x.feature
@@ -57,11 +57,11 @@ type scenarioInfo struct {
 }
 
 // Where names the scenario as features/x.feature:NN.
-func (s scenarioInfo) Where() string { return fmt.Sprintf("%s:%d", s.Feature, s.Line) }
+func (s ScenarioInfo) Where() string { return fmt.Sprintf("%s:%d", s.Feature, s.Line) }
 
 // readCatalog parses every *.feature file of fsys (its root directory).
 // dir is how the reports name that directory ("features").
-func readCatalog(fsys fs.FS, dir string) ([]scenarioInfo, error) {
+func readCatalog(fsys fs.FS, dir string) ([]ScenarioInfo, error) {
 	paths, err := fs.Glob(fsys, "*.feature")
 	if err != nil {
 		return nil, err
@@ -70,7 +70,7 @@ func readCatalog(fsys fs.FS, dir string) ([]scenarioInfo, error) {
 		return nil, fmt.Errorf("no .feature files in %s", dir)
 	}
 	sort.Strings(paths)
-	var all []scenarioInfo
+	var all []ScenarioInfo
 	for _, p := range paths {
 		f, err := fsys.Open(p)
 		if err != nil {
@@ -84,7 +84,7 @@ func readCatalog(fsys fs.FS, dir string) ([]scenarioInfo, error) {
 		}
 		lines, rules := astLines(doc)
 		for _, pk := range gherkin.Pickles(*doc, p, newID) {
-			info := scenarioInfo{Name: pk.Name, Feature: path.Join(dir, p)}
+			info := ScenarioInfo{Name: pk.Name, Feature: path.Join(dir, p)}
 			// The last AST node of an outline's pickle is its example row.
 			if n := len(pk.AstNodeIds); n > 0 {
 				info.Line = lines[pk.AstNodeIds[n-1]]
@@ -144,7 +144,7 @@ func astLines(doc *messages.GherkinDocument) (map[string]int, map[string]string)
 
 // checkCatalog reports what would make a run's reports ambiguous: a
 // scenario without an id or a level, or with an unknown capability.
-func checkCatalog(all []scenarioInfo) []string {
+func checkCatalog(all []ScenarioInfo) []string {
 	var problems []string
 	ids := map[string]string{} // id -> name of the scenario (or outline) that has it
 	for _, s := range all {
@@ -183,7 +183,7 @@ func checkCatalog(all []scenarioInfo) []string {
 
 // outlineKey is the same for every example row of one outline: the rows of
 // an outline share its id.
-func outlineKey(s scenarioInfo) string {
+func outlineKey(s ScenarioInfo) string {
 	for _, t := range s.Tags {
 		if strings.HasPrefix(t, "@id:") {
 			return s.Feature + " " + t
@@ -221,7 +221,7 @@ func (e tagExpression) matches(tags []string) bool {
 // unknownTags lists the tags the expression names that no scenario has: a
 // typo such as @smok, which would otherwise select nothing, or everything
 // when negated.
-func (e tagExpression) unknownTags(all []scenarioInfo) []string {
+func (e tagExpression) unknownTags(all []ScenarioInfo) []string {
 	have := map[string]bool{}
 	for _, s := range all {
 		for _, t := range s.Tags {
@@ -240,7 +240,7 @@ func (e tagExpression) unknownTags(all []scenarioInfo) []string {
 
 // tagsInUse lists the tags worth offering, for an error message: levels,
 // depths and capabilities, not ids.
-func tagsInUse(all []scenarioInfo) []string {
+func tagsInUse(all []ScenarioInfo) []string {
 	set := map[string]bool{}
 	for _, s := range all {
 		for _, t := range s.Tags {
@@ -281,9 +281,9 @@ func Scenarios() ([]Scenario, error) {
 	return out, nil
 }
 
-// levelRank orders the levels: a failure fails the run when its level's
+// LevelRank orders the levels: a failure fails the run when its level's
 // rank is at most the fail-on level's.
-func levelRank(level string) int {
+func LevelRank(level string) int {
 	if i := slices.Index(levels, level); i >= 0 {
 		return i
 	}

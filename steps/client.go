@@ -107,7 +107,7 @@ func newExpect(w *world) *httpexpect.Expect {
 		TestName: w.name,
 		// Every request names its full URL (see world.send), so this base
 		// is only a default.
-		BaseURL:  w.suite.target.GMS,
+		BaseURL:  w.suite.Target.GMS,
 		Reporter: reporter{w},
 		Client:   &http.Client{Timeout: 30 * time.Second},
 		Printers: []httpexpect.Printer{recorder{w}},

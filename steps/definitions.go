@@ -33,7 +33,7 @@ func (d *Definitions) Load() error {
 }
 
 // Preflight checks the target before any scenario runs (preflight.go).
-func (d *Definitions) Preflight(ctx context.Context, t *target) error {
+func (d *Definitions) Preflight(ctx context.Context, t *Target) error {
 	return preflight(ctx, t, d)
 }
 

@@ -69,18 +69,18 @@ func (rep *runReport) writeJUnit(path string, elapsed time.Duration) error {
 			Time:      seconds(o.Duration),
 		}
 		switch o.Status {
-		case statusFailed:
+		case StatusFailed:
 			c.Failure = &junitMessage{Message: "failed at: " + o.Step, Type: o.Level, Text: o.Message}
 			s.Failures++
-		case statusWarning:
+		case StatusWarning:
 			c.Skipped = &junitMessage{Message: "warning: a @" + o.Level + " recommendation not met, at: " + o.Step}
 			c.SystemOut = o.Message
 			s.Skipped++
-		case statusKnown:
+		case StatusKnown:
 			c.Skipped = &junitMessage{Message: "known failure (baseline): " + o.Reason}
 			c.SystemOut = o.Message
 			s.Skipped++
-		case statusSkipped, statusDisabled, statusNotRun:
+		case StatusSkipped, StatusDisabled, StatusNotRun:
 			c.Skipped = &junitMessage{Message: o.Status + ": " + o.Reason}
 			s.Skipped++
 		}

@@ -60,7 +60,7 @@ func TestMask(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			out := mask(c.in)
+			out := Mask(c.in)
 			for _, g := range c.gone {
 				if strings.Contains(out, g) {
 					t.Errorf("mask kept %q in:\n%s", g, out)
@@ -76,7 +76,7 @@ func TestMask(t *testing.T) {
 }
 
 func TestMaskKnownSecrets(t *testing.T) {
-	out := mask("the token is s3cr3t-opaque-token, twice: s3cr3t-opaque-token", "s3cr3t-opaque-token")
+	out := Mask("the token is s3cr3t-opaque-token, twice: s3cr3t-opaque-token", "s3cr3t-opaque-token")
 	if strings.Contains(out, "s3cr3t") {
 		t.Errorf("mask kept a known secret: %s", out)
 	}

@@ -410,14 +410,14 @@ func anonymousOpenAPI(ctx context.Context, does, tier string) error {
 		w.batch = w.twoDatasetsBatch(w.newDataset(), w.newDataset())
 		a = w.writeOpenAPI(c, tier)
 	case "reads an entity", "reads an aspect", "reads a batch":
-		path := "/openapi/v3/entity/corpuser/" + sdkclient.URLEncode(rootUser)
+		path := "/openapi/v3/entity/corpuser/" + sdkclient.URLEncode(RootUser)
 		method := http.MethodGet
 		var body []byte
 		switch does {
 		case "reads an aspect":
 			path += "/corpUserKey"
 		case "reads a batch":
-			method, path, body = http.MethodPost, sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody([]string{rootUser}, nil)
+			method, path, body = http.MethodPost, sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody([]string{RootUser}, nil)
 		}
 		a = w.sdkSend(c, method, base(c, tier)+path, body)
 		a.noEffect = nothingToCheck

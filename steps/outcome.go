@@ -106,10 +106,10 @@ func settle(ctx context.Context, err error) error {
 
 // outcome is the scenario's result, once it has ended. stepErr is what
 // godog passed to the After hook; cleanupErr what cleaning up reported.
-func (w *world) outcome(stepErr, cleanupErr error) *outcome {
-	o := &outcome{scenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
-	if !w.suite.began.IsZero() {
-		o.Start = w.started.Sub(w.suite.began).Seconds()
+func (w *world) outcome(stepErr, cleanupErr error) *Outcome {
+	o := &Outcome{ScenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
+	if !w.suite.Began.IsZero() {
+		o.Start = w.started.Sub(w.suite.Began).Seconds()
 	}
 	if w.notRun != "" {
 		o.Status, o.Reason, o.Duration = w.notRun, w.notRunReason, 0
@@ -123,12 +123,12 @@ func (w *world) outcome(stepErr, cleanupErr error) *outcome {
 	case w.failure != nil && w.tolerated != "":
 		o.Status, o.Reason = w.tolerated, w.toleratedReason
 	case w.failure != nil:
-		o.Status = statusFailed
+		o.Status = StatusFailed
 	case cleanupErr != nil:
-		o.Status = statusFailed
+		o.Status = StatusFailed
 		w.failedStep, w.failure, w.failCurl = "(cleaning up after the scenario)", cleanupErr, w.curlOfLastRequest()
 	default:
-		o.Status = statusPassed
+		o.Status = StatusPassed
 		return o
 	}
 	o.Step = w.failedStep

@@ -31,9 +31,9 @@ func registerPagesSteps(s stepRegistrar) {
 
 // uiState is what the browser steps keep in a scenario.
 type uiState struct {
-	pages   map[string]*browserPage // each person's browser, by name; "someone" for a stranger
-	current *browserPage            // the browser that acted last
-	shown   *shownToken             // the token a page showed last
+	pages   map[string]*Page // each person's browser, by name; "someone" for a stranger
+	current *Page            // the browser that acted last
+	shown   *shownToken      // the token a page showed last
 	// kept are cookies a step kept, to be tried after the browser lost them.
 	kept []*network.Cookie
 	// attempt and loginError are the last failed sign-in attempt and what
@@ -55,38 +55,38 @@ type shownToken struct {
 // frontend is the frontend the scenario's browsers use.
 func (w *world) frontend() string {
 	if w.noAuth {
-		return w.suite.target.NoAuthFrontend
+		return w.suite.Target.NoAuthFrontend
 	}
-	return w.suite.target.Frontend
+	return w.suite.Target.Frontend
 }
 
 // browserOf returns who's browser, opening one on first use.
-func (w *world) browserOf(name string) (*browserPage, error) {
+func (w *world) browserOf(name string) (*Page, error) {
 	if p, ok := w.pages[name]; ok {
 		w.current = p
 		return p, nil
 	}
-	if w.suite.browser == nil {
-		return nil, w.fail("this run has no browser: the @ui scenarios need one (%s)", envBrowser)
+	if w.suite.Browser == nil {
+		return nil, w.fail("this run has no browser: the @ui scenarios need one (%s)", EnvBrowser)
 	}
-	p, err := w.suite.browser.newPage()
+	p, err := w.suite.Browser.NewPage()
 	if err != nil {
 		return nil, w.fail("opening a browser for %s: %v", name, err)
 	}
 	if w.pages == nil {
-		w.pages = map[string]*browserPage{}
+		w.pages = map[string]*Page{}
 	}
 	w.pages[name] = p
 	w.current = p
-	w.undo("empty "+name+"'s browser", func() error { p.release(); return nil })
+	w.undo("empty "+name+"'s browser", func() error { p.Release(); return nil })
 	return p, nil
 }
 
 // uiFail is a failing browser step: what went wrong, and where the page is.
-func (w *world) uiFail(p *browserPage, format string, args ...any) error {
+func (w *world) uiFail(p *Page, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if p != nil {
-		if u, err := p.location(); err == nil {
+		if u, err := p.Location(); err == nil {
 			msg += fmt.Sprintf(" (the page is at %s)", u.Redacted())
 		}
 	}
@@ -96,12 +96,12 @@ func (w *world) uiFail(p *browserPage, format string, args ...any) error {
 // screenshotOnFailure saves the current browser page, when the scenario
 // has one, and says where: a failing @ui step's message ends with it.
 func (w *world) screenshotOnFailure() string {
-	if w.current == nil || w.suite.reportsDir == "" {
+	if w.current == nil || w.suite.ReportsDir == "" {
 		return ""
 	}
 	w.shots++
 	name := fmt.Sprintf("%s-%s-%d", strings.ReplaceAll(strings.TrimPrefix(w.info.ID, "@id:"), ":", "-"), w.id, w.shots)
-	path, err := w.current.screenshot(w.suite.reportsDir+"/screenshots", name)
+	path, err := w.current.Screenshot(w.suite.ReportsDir+"/screenshots", name)
 	if err != nil {
 		return "\n(no screenshot of the page: " + err.Error() + ")"
 	}
@@ -161,7 +161,7 @@ func (w *world) setPasswordWithResetToken(a *answer, p *person, frontend string)
 // signedIn gives p's browser the session the frontend opened when p's
 // password was set: p is signed in without the sign-in page (which
 // signsIn and the sign-in scenarios use).
-func (w *world) signedIn(p *person) (*browserPage, error) {
+func (w *world) signedIn(p *person) (*Page, error) {
 	if err := w.givePassword(p); err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func (w *world) signedIn(p *person) (*browserPage, error) {
 		case http.SameSiteStrictMode:
 			set = set.WithSameSite(network.CookieSameSiteStrict)
 		}
-		if err := b.run(set); err != nil {
+		if err := b.Run(set); err != nil {
 			return b, w.uiFail(b, "giving %s's browser the session cookie %s: %v", p.name, c.Name, err)
 		}
 	}
@@ -188,7 +188,7 @@ func (w *world) signedIn(p *person) (*browserPage, error) {
 }
 
 // signIn signs p in through the sign-in page in p's browser.
-func (w *world) signIn(p *person) (*browserPage, error) {
+func (w *world) signIn(p *person) (*Page, error) {
 	if err := w.givePassword(p); err != nil {
 		return nil, err
 	}
@@ -199,21 +199,21 @@ func (w *world) signIn(p *person) (*browserPage, error) {
 	if err := w.submitLogin(b, p.username, p.password); err != nil {
 		return b, err
 	}
-	u, err := b.location()
+	u, err := b.Location()
 	if err != nil {
 		return b, w.uiFail(b, "reading where the browser is: %v", err)
 	}
 	if u.Path == "/login" {
 		msg, _ := text(b, `[data-testid="login-error"], [data-testid="problem-message"]`)
-		status, _ := b.status()
+		status, _ := b.Status()
 		return b, w.uiFail(b, "%s was not signed in with the right password: the sign-in answered status %d, saying %q", p.name, status, msg)
 	}
 	return b, nil
 }
 
 // submitLogin fills in and sends the sign-in form.
-func (w *world) submitLogin(b *browserPage, username, password string) error {
-	err := b.run(
+func (w *world) submitLogin(b *Page, username, password string) error {
+	err := b.Run(
 		chromedp.Navigate(w.frontend()+"/login"),
 		chromedp.WaitVisible(`[data-testid="login-form"]`, chromedp.ByQuery),
 		chromedp.SetValue(`[data-testid="login-username"]`, username, chromedp.ByQuery),
@@ -227,12 +227,12 @@ func (w *world) submitLogin(b *browserPage, username, password string) error {
 
 // click clicks the element sel, which leads to another page, and waits
 // for that page to load.
-func (w *world) click(b *browserPage, sel, what string) error {
-	if err := b.run(chromedp.WaitVisible(sel, chromedp.ByQuery)); err != nil {
+func (w *world) click(b *Page, sel, what string) error {
+	if err := b.Run(chromedp.WaitVisible(sel, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "finding %s: %v", what, err)
 	}
-	before := b.loadCount()
-	if err := b.run(chromedp.Click(sel, chromedp.ByQuery)); err != nil {
+	before := b.LoadCount()
+	if err := b.Run(chromedp.Click(sel, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "clicking %s: %v", what, err)
 	}
 	return w.waitNewDocument(b, before, "clicking "+what)
@@ -240,24 +240,24 @@ func (w *world) click(b *browserPage, sel, what string) error {
 
 // waitNewDocument waits until the page has loaded a document after the
 // first before: the answer to a form sent or a link followed.
-func (w *world) waitNewDocument(b *browserPage, before int, what string) error {
-	if !b.waitLoadAfter(before, uiTimeout) {
-		return w.uiFail(b, "%s led to no new page within %s", what, uiTimeout)
+func (w *world) waitNewDocument(b *Page, before int, what string) error {
+	if !b.WaitLoadAfter(before, UITimeout) {
+		return w.uiFail(b, "%s led to no new page within %s", what, UITimeout)
 	}
 	return nil
 }
 
 // text is the trimmed text of the element sel, "" when there is none.
-func text(b *browserPage, sel string) (string, error) {
+func text(b *Page, sel string) (string, error) {
 	var s string
-	err := b.eval(fmt.Sprintf(`((document.querySelector(%q) || {}).textContent || "").trim()`, sel), &s)
+	err := b.Eval(fmt.Sprintf(`((document.querySelector(%q) || {}).textContent || "").trim()`, sel), &s)
 	return strings.Join(strings.Fields(s), " "), err
 }
 
 // exists says whether the page has an element sel.
-func exists(b *browserPage, sel string) (bool, error) {
+func exists(b *Page, sel string) (bool, error) {
 	var ok bool
-	err := b.eval(fmt.Sprintf(`document.querySelector(%q) !== null`, sel), &ok)
+	err := b.Eval(fmt.Sprintf(`document.querySelector(%q) !== null`, sel), &ok)
 	return ok, err
 }
 
@@ -270,21 +270,21 @@ type fetchAnswer struct {
 
 // fetchGraphQL posts a GraphQL document from the page to the frontend's
 // /api/graphql, with the browser's cookies, as a script of the page would.
-func (w *world) fetchGraphQL(b *browserPage, who, doc string, vars map[string]any) (*answer, error) {
+func (w *world) fetchGraphQL(b *Page, who, doc string, vars map[string]any) (*answer, error) {
 	body, err := json.Marshal(graphQLRequest{Query: doc, Variables: vars})
 	if err != nil {
 		return nil, err
 	}
 	// From a page of the frontend, as its own scripts would.
-	if u, err := b.location(); err != nil || !strings.HasPrefix(u.String(), w.frontend()+"/") {
-		if err := b.navigate(w.frontend() + tokensPath); err != nil {
+	if u, err := b.Location(); err != nil || !strings.HasPrefix(u.String(), w.frontend()+"/") {
+		if err := b.Navigate(w.frontend() + tokensPath); err != nil {
 			return nil, w.uiFail(b, "opening a page of the frontend: %v", err)
 		}
 	}
 	js := fmt.Sprintf(`fetch("/api/graphql", {method: "POST", credentials: "same-origin", headers: {"Content-Type": "application/json"}, body: %q})
 		.then(r => r.text().then(t => ({status: r.status, contentType: r.headers.get("Content-Type") || "", body: t})))`, body)
 	var f fetchAnswer
-	if err := b.eval(js, &f); err != nil {
+	if err := b.Eval(js, &f); err != nil {
 		return nil, w.uiFail(b, "sending a GraphQL request from %s's page: %v", who, err)
 	}
 	a := &answer{caller: who, status: f.Status, header: http.Header{"Content-Type": {f.ContentType}}, body: []byte(f.Body), what: fmt.Sprintf("a GraphQL request from %s's browser", who)}
@@ -304,15 +304,15 @@ func isSignedIn(ctx context.Context, name string) error {
 
 const tokensPath = "/settings/tokens"
 
-func (w *world) openTokensPage(name string) (*browserPage, error) {
+func (w *world) openTokensPage(name string) (*Page, error) {
 	b, err := w.browserOf(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+	if err := b.Navigate(w.frontend() + tokensPath); err != nil {
 		return b, w.uiFail(b, "opening the access tokens page: %v", err)
 	}
-	if err := b.run(chromedp.WaitVisible(`[data-testid="add-token-button"]`, chromedp.ByQuery)); err != nil {
+	if err := b.Run(chromedp.WaitVisible(`[data-testid="add-token-button"]`, chromedp.ByQuery)); err != nil {
 		return b, w.uiFail(b, "the access tokens page shows no \"Generate new token\" button (data-testid=add-token-button): %v", err)
 	}
 	return b, nil
@@ -322,7 +322,7 @@ func (w *world) openTokensPage(name string) (*browserPage, error) {
 // tokens page in b lists the token named (or, with want false, no longer
 // does), opening the page again while it does not: the page lists tokens
 // from DataHub's search index, which lags behind making and revoking them.
-func (w *world) untilTokenListed(b *browserPage, name string, want bool) error {
+func (w *world) untilTokenListed(b *Page, name string, want bool) error {
 	what := fmt.Sprintf("the access tokens page listing the token %q", name)
 	if !want {
 		what = fmt.Sprintf("the access tokens page no longer listing the token %q", name)
@@ -332,7 +332,7 @@ func (w *world) untilTokenListed(b *browserPage, name string, want bool) error {
 			Page bool `json:"page"`
 			Row  bool `json:"row"`
 		}
-		if err := b.eval(fmt.Sprintf(`({page: !!document.querySelector('[data-testid="add-token-button"]'), row: !!(%s)})`, fmt.Sprintf(tokenRowJS, name)), &seen); err != nil {
+		if err := b.Eval(fmt.Sprintf(`({page: !!document.querySelector('[data-testid="add-token-button"]'), row: !!(%s)})`, fmt.Sprintf(tokenRowJS, name)), &seen); err != nil {
 			return false, w.uiFail(b, "%v", err)
 		}
 		var miss error
@@ -349,7 +349,7 @@ func (w *world) untilTokenListed(b *browserPage, name string, want bool) error {
 		}
 		// Opened again by its address (never reloaded: that could send a
 		// form again).
-		if err := b.navigate(w.frontend() + tokensPath); err != nil {
+		if err := b.Navigate(w.frontend() + tokensPath); err != nil {
 			return false, w.uiFail(b, "opening the access tokens page again: %v", err)
 		}
 		return false, miss
@@ -359,7 +359,7 @@ func (w *world) untilTokenListed(b *browserPage, name string, want bool) error {
 func atSignInPage(ctx context.Context) error {
 	w := theWorld(ctx)
 	b := w.current
-	u, err := b.location()
+	u, err := b.Location()
 	if err != nil {
 		return w.uiFail(b, "%v", err)
 	}
@@ -384,7 +384,7 @@ var durationLabels = map[string]string{
 }
 
 // openTokenForm opens the page and its form that makes a token.
-func (w *world) openTokenForm(name string) (*browserPage, error) {
+func (w *world) openTokenForm(name string) (*Page, error) {
 	b, err := w.openTokensPage(name)
 	if err != nil {
 		return nil, err
@@ -392,14 +392,14 @@ func (w *world) openTokenForm(name string) (*browserPage, error) {
 	if err := w.click(b, `[data-testid="add-token-button"]`, "Generate new token"); err != nil {
 		return b, err
 	}
-	if err := b.run(chromedp.WaitVisible(`[data-testid="create-token-form"]`, chromedp.ByQuery)); err != nil {
+	if err := b.Run(chromedp.WaitVisible(`[data-testid="create-token-form"]`, chromedp.ByQuery)); err != nil {
 		return b, w.uiFail(b, "no form to make a token after clicking \"Generate new token\": %v", err)
 	}
 	return b, nil
 }
 
 // fillTokenForm fills in the token form with a new name and description.
-func (w *world) fillTokenForm(b *browserPage, owner *person, choice string) (*shownToken, error) {
+func (w *world) fillTokenForm(b *Page, owner *person, choice string) (*shownToken, error) {
 	t := &shownToken{name: w.unique("page-token"), description: "Made in the page by the catalogspec scenario: " + w.name, owner: owner}
 	actions := []chromedp.Action{
 		chromedp.SetValue(`[data-testid="token-name-input"]`, t.name, chromedp.ByQuery),
@@ -412,7 +412,7 @@ func (w *world) fillTokenForm(b *browserPage, owner *person, choice string) (*sh
 		}
 		actions = append(actions, chromedp.SetValue(`[data-testid="token-duration-select"]`, value, chromedp.ByQuery))
 	}
-	if err := b.run(actions...); err != nil {
+	if err := b.Run(actions...); err != nil {
 		return nil, w.uiFail(b, "filling in the token form: %v", err)
 	}
 	return t, nil
@@ -420,12 +420,12 @@ func (w *world) fillTokenForm(b *browserPage, owner *person, choice string) (*sh
 
 // readShownToken reads the token the page shows after Create, and has it
 // revoked at the end of the scenario.
-func (w *world) readShownToken(b *browserPage, t *shownToken) error {
-	if err := b.run(chromedp.WaitVisible(`[data-testid="new-token-value"]`, chromedp.ByQuery)); err != nil {
+func (w *world) readShownToken(b *Page, t *shownToken) error {
+	if err := b.Run(chromedp.WaitVisible(`[data-testid="new-token-value"]`, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "the page shows no new token after Create: %v", err)
 	}
 	t.madeAt = time.Now()
-	if err := b.run(chromedp.Value(`[data-testid="new-token-value"]`, &t.raw, chromedp.ByQuery)); err != nil {
+	if err := b.Run(chromedp.Value(`[data-testid="new-token-value"]`, &t.raw, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "reading the new token: %v", err)
 	}
 	t.raw = strings.TrimSpace(t.raw)
@@ -449,7 +449,7 @@ func (w *world) readShownToken(b *browserPage, t *shownToken) error {
 // only where the service refuses to make tokens that never expire (as
 // DataHub's page hides "Never" then), and the scenario is then skipped,
 // saying why; wrong where the service makes them.
-func (w *world) neverNotOffered(b *browserPage, name string) error {
+func (w *world) neverNotOffered(b *Page, name string) error {
 	if p := w.person(name); p.token == "" {
 		// Asked through the API with a token of the person's own.
 		if err := w.giveToken(p); err != nil {
@@ -465,7 +465,7 @@ func (w *world) neverNotOffered(b *browserPage, name string) error {
 	if err := w.refusedAsBadRequestMakingNone(w.last); err != nil {
 		return err
 	}
-	w.notRun, w.notRunReason = statusSkipped, noExpiryRefused
+	w.notRun, w.notRunReason = StatusSkipped, noExpiryRefused
 	return godog.ErrSkip
 }
 
@@ -486,7 +486,7 @@ var expiryLengths = map[string]time.Duration{
 const tokenRowJS = `[...document.querySelectorAll('[data-testid="token-row"]')].find(r => r.getAttribute("data-token-name") === %q)`
 
 // startRevoking clicks the token's Revoke and waits for the confirmation.
-func (w *world) startRevoking(name string) (*browserPage, error) {
+func (w *world) startRevoking(name string) (*Page, error) {
 	t, err := w.shownToken()
 	if err != nil {
 		return nil, err
@@ -499,8 +499,8 @@ func (w *world) startRevoking(name string) (*browserPage, error) {
 		return b, err
 	}
 	clicked := false
-	before := b.loadCount()
-	if err := b.eval(fmt.Sprintf(`(() => { const r = %s; const e = r && r.querySelector('[data-testid="revoke-token-button"]'); if (e) e.click(); return !!e })()`, fmt.Sprintf(tokenRowJS, t.name)), &clicked); err != nil {
+	before := b.LoadCount()
+	if err := b.Eval(fmt.Sprintf(`(() => { const r = %s; const e = r && r.querySelector('[data-testid="revoke-token-button"]'); if (e) e.click(); return !!e })()`, fmt.Sprintf(tokenRowJS, t.name)), &clicked); err != nil {
 		return b, w.uiFail(b, "%v", err)
 	}
 	if !clicked {
@@ -509,7 +509,7 @@ func (w *world) startRevoking(name string) (*browserPage, error) {
 	if err := w.waitNewDocument(b, before, "clicking Revoke"); err != nil {
 		return b, err
 	}
-	if err := b.run(chromedp.WaitVisible(`[data-testid="revoke-confirmation"]`, chromedp.ByQuery)); err != nil {
+	if err := b.Run(chromedp.WaitVisible(`[data-testid="revoke-confirmation"]`, chromedp.ByQuery)); err != nil {
 		return b, w.uiFail(b, "Revoke asked for no confirmation: %v", err)
 	}
 	return b, nil
@@ -522,9 +522,9 @@ const formFieldsJS = `[...document.querySelectorAll('[data-testid="create-token-
 var tokenFormFields = []string{"csrf_token", "name", "description", "duration"}
 
 // addFields adds hidden fields to the token form.
-func addFields(b *browserPage, fields map[string]string) error {
+func addFields(b *Page, fields map[string]string) error {
 	js, _ := json.Marshal(fields)
-	return b.eval(fmt.Sprintf(`(() => { const f = document.querySelector('[data-testid="create-token-form"]');
+	return b.Eval(fmt.Sprintf(`(() => { const f = document.querySelector('[data-testid="create-token-form"]');
 		for (const [k, v] of Object.entries(%s)) { const i = document.createElement("input"); i.type = "hidden"; i.name = k; i.value = v; f.appendChild(i) }
 		return true })()`, js), new(bool))
 }
@@ -544,16 +544,16 @@ func (w *world) runInGraphiQL(name, query, headers string) error {
 	if err != nil {
 		return err
 	}
-	if err := b.navigate(w.frontend() + "/api/graphiql"); err != nil {
+	if err := b.Navigate(w.frontend() + "/api/graphiql"); err != nil {
 		return w.uiFail(b, "opening GraphiQL: %v", err)
 	}
-	if err := b.run(chromedp.WaitVisible(graphiqlQueryEditor, chromedp.ByQuery)); err != nil {
+	if err := b.Run(chromedp.WaitVisible(graphiqlQueryEditor, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "GraphiQL did not start (no query editor): %v", err)
 	}
 	// The editor of that kind that is on show (GraphiQL keeps hidden ones).
 	set := func(sel, value string) error {
 		var ok bool
-		err := b.eval(fmt.Sprintf(`(() => { const e = [...document.querySelectorAll(%q)].find(e => e.offsetParent !== null); if (e) e.CodeMirror.setValue(%q); return !!e })()`, sel, value), &ok)
+		err := b.Eval(fmt.Sprintf(`(() => { const e = [...document.querySelectorAll(%q)].find(e => e.offsetParent !== null); if (e) e.CodeMirror.setValue(%q); return !!e })()`, sel, value), &ok)
 		if err == nil && !ok {
 			err = fmt.Errorf("no editor %s on show", sel)
 		}
@@ -564,17 +564,17 @@ func (w *world) runInGraphiQL(name, query, headers string) error {
 	}
 	if headers != "" {
 		opened := false
-		if err := b.eval(`(() => { const t = [...document.querySelectorAll("button")].find(e => e.textContent.trim() === "Headers"); if (t) t.click(); return !!t })()`, &opened); err != nil || !opened {
+		if err := b.Eval(`(() => { const t = [...document.querySelectorAll("button")].find(e => e.textContent.trim() === "Headers"); if (t) t.click(); return !!t })()`, &opened); err != nil || !opened {
 			return w.uiFail(b, "GraphiQL has no Headers editor to open (%v)", err)
 		}
-		if err := b.run(chromedp.WaitVisible(graphiqlHeadersEditor, chromedp.ByQuery)); err != nil {
+		if err := b.Run(chromedp.WaitVisible(graphiqlHeadersEditor, chromedp.ByQuery)); err != nil {
 			return w.uiFail(b, "GraphiQL's headers editor did not open: %v", err)
 		}
 		if err := set(graphiqlHeadersEditor, headers); err != nil {
 			return w.uiFail(b, "typing into GraphiQL's headers editor: %v", err)
 		}
 	}
-	if err := b.run(chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery)); err != nil {
+	if err := b.Run(chromedp.Click(`.graphiql-execute-button`, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "running the query: %v", err)
 	}
 	// Watched as the page changes (no fixed pauses): the result pane's
@@ -583,8 +583,8 @@ func (w *world) runInGraphiQL(name, query, headers string) error {
 	result := fmt.Sprintf(`(() => { const e = document.querySelector(%q);
 		const t = e && e.CodeMirror ? e.CodeMirror.getValue() : (e ? e.textContent : "");
 		return t.includes('"data"') || t.includes('"errors"') ? t : false })()`, graphiqlResult+" .CodeMirror")
-	if err := b.run(chromedp.Poll(result, &out, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(uiTimeout))); err != nil {
-		return w.uiFail(b, "GraphiQL showed no result within %s: %v", uiTimeout, err)
+	if err := b.Run(chromedp.Poll(result, &out, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(UITimeout))); err != nil {
+		return w.uiFail(b, "GraphiQL showed no result within %s: %v", UITimeout, err)
 	}
 	w.result = out
 	return nil
@@ -601,7 +601,7 @@ func requestsStayedHome(ctx context.Context) error {
 		return err
 	}
 	var away []string
-	for _, r := range b.seen() {
+	for _, r := range b.Seen() {
 		u, err := url.Parse(r)
 		if err != nil || u.Scheme == "data" || u.Scheme == "about" || u.Scheme == "blob" {
 			continue
@@ -613,7 +613,7 @@ func requestsStayedHome(ctx context.Context) error {
 	if len(away) > 0 {
 		return w.uiFail(b, "the page made requests to other origins: %s", strings.Join(away, ", "))
 	}
-	if len(b.seen()) < 2 {
+	if len(b.Seen()) < 2 {
 		return w.uiFail(b, "the page made no requests at all: was it loaded?")
 	}
 	return nil

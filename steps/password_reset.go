@@ -59,7 +59,7 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 		return err
 	}
 	p := w.person(name)
-	password, cookies, err := w.setPasswordWithResetToken(a, p, w.suite.target.Frontend)
+	password, cookies, err := w.setPasswordWithResetToken(a, p, w.suite.Target.Frontend)
 	if err != nil {
 		return err
 	}
@@ -71,8 +71,8 @@ func resetTokenSetsPassword(ctx context.Context, name string) error {
 	for i, c := range cookies {
 		pairs[i] = c.Name + "=" + c.Value
 	}
-	c := caller{name: name + "'s browser", gms: w.suite.target.GMS, frontend: w.suite.target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
-	me := w.askWhoAmI(c, w.suite.target.Frontend+"/api/graphql")
+	c := caller{name: name + "'s browser", gms: w.suite.Target.GMS, frontend: w.suite.Target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
+	me := w.askWhoAmI(c, w.suite.Target.Frontend+"/api/graphql")
 	return w.answerNames(me, p.urn)
 }
 
@@ -192,7 +192,7 @@ func setsPasswordLater(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	w.attemptReset(w.suite.target.LaterFrontend, w.person(name).username, token)
+	w.attemptReset(w.suite.Target.LaterFrontend, w.person(name).username, token)
 	return w.checkpoint()
 }
 
@@ -290,7 +290,7 @@ func setsNewPassword(ctx context.Context, name string) error {
 		return w.fail("setting %s's first password opened no session", name)
 	}
 	before := w.sessionCaller(name+"'s earlier session", p.session)
-	if err := w.answerNames(w.askWhoAmI(before, w.suite.target.Frontend+"/api/graphql"), p.urn); err != nil {
+	if err := w.answerNames(w.askWhoAmI(before, w.suite.Target.Frontend+"/api/graphql"), p.urn); err != nil {
 		return err
 	}
 	w.earlier = p.session
@@ -310,7 +310,7 @@ func earlierSessionRefused(ctx context.Context, name string) error {
 	if len(w.earlier) == 0 {
 		return w.fail("no earlier session of %s was kept", name)
 	}
-	a := w.askWhoAmI(w.sessionCaller(name+"'s earlier session", w.earlier), w.suite.target.Frontend+"/api/graphql")
+	a := w.askWhoAmI(w.sessionCaller(name+"'s earlier session", w.earlier), w.suite.Target.Frontend+"/api/graphql")
 	if a.status != http.StatusUnauthorized {
 		return w.fail("%s answered status %d, expected 401: the session outlived the password that opened it", a.what, a.status)
 	}
@@ -323,5 +323,5 @@ func newSessionAnswered(ctx context.Context, name string) error {
 	if len(p.session) == 0 {
 		return w.fail("setting %s's new password opened no session", name)
 	}
-	return w.answerNames(w.askWhoAmI(w.sessionCaller(name+"'s new session", p.session), w.suite.target.Frontend+"/api/graphql"), p.urn)
+	return w.answerNames(w.askWhoAmI(w.sessionCaller(name+"'s new session", p.session), w.suite.Target.Frontend+"/api/graphql"), p.urn)
 }

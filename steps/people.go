@@ -70,7 +70,7 @@ func (w *world) admin() caller {
 		a.name = "the administrator (the system actor)"
 		return a
 	}
-	t := w.suite.target
+	t := w.suite.Target
 	return caller{name: "the administrator", token: t.AdminToken, gms: t.GMS, frontend: t.Frontend}
 }
 
@@ -98,7 +98,7 @@ func (w *world) as(p *person) (caller, error) {
 // withToken is someone called name sending token, on the later-clock
 // instance once the scenario has moved there.
 func (w *world) withToken(name, token string) caller {
-	t := w.suite.target
+	t := w.suite.Target
 	c := caller{name: name, token: token, gms: t.GMS, frontend: t.Frontend}
 	if w.later {
 		c.gms, c.frontend = t.LaterGMS, ""
@@ -109,7 +109,7 @@ func (w *world) withToken(name, token string) caller {
 // anonymous is someone without a token, at the auth-disabled deployment
 // when the scenario is about it.
 func (w *world) anonymous() caller {
-	t := w.suite.target
+	t := w.suite.Target
 	if w.noAuth {
 		return caller{name: "someone without a token", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend}
 	}

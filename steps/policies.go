@@ -223,7 +223,7 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 	case "VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE":
 		urn := probeURN(resources, "")
 		if urn == "" {
-			urn = rootUser
+			urn = RootUser
 		}
 		return w.untilReads(c, what, urn)
 	}

@@ -26,7 +26,7 @@ import (
 // disabled on the same database), and an admin token from catalogd itself.
 
 const (
-	rootUser       = "urn:li:corpuser:datahub"
+	RootUser       = "urn:li:corpuser:datahub"
 	startTimeout   = 30 * time.Second
 	stopTimeout    = 10 * time.Second
 	gmsLinePrefix  = "catalogd: gms listening on "
@@ -36,7 +36,7 @@ const (
 
 // startReference starts the reference and returns it as the target. Logs go
 // to reportsDir/catalogd.log and reportsDir/catalogd-noauth.log.
-func startReference(ctx context.Context, getenv func(string) string, reportsDir string, lag referenceLag) (_ *target, err error) {
+func startReference(ctx context.Context, getenv func(string) string, reportsDir string, lag referenceLag) (_ *Target, err error) {
 	var stops []func(context.Context) error
 	stopAll := func(ctx context.Context) error {
 		var errs []error
@@ -143,7 +143,7 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	}
 	noAuthGMS, noAuthFrontend := others[0].gms, others[0].front
 	laterGMS, laterFrontend, replicaGMS := others[1].gms, others[1].front, others[2].gms
-	return &target{
+	return &Target{
 		GMS:        gms,
 		Frontend:   frontend,
 		AdminToken: token,
@@ -322,12 +322,12 @@ func waitHealthy(ctx context.Context, url string, exited <-chan struct{}) error 
 // mintAdminToken has catalogd make a token for the root user. catalogd
 // prints the raw token alone on stdout; it is never logged.
 func mintAdminToken(ctx context.Context, bin string, env []string) (string, error) {
-	cmd := exec.CommandContext(ctx, bin, "token", "create", "--actor", rootUser, "--name", "catalogspec-admin", "--duration", "ONE_DAY")
+	cmd := exec.CommandContext(ctx, bin, "token", "create", "--actor", RootUser, "--name", "catalogspec-admin", "--duration", "ONE_DAY")
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("catalogd token create: %v\n%s", err, mask(stderr.String(), stdout.String()))
+		return "", fmt.Errorf("catalogd token create: %v\n%s", err, Mask(stderr.String(), stdout.String()))
 	}
 	lines := strings.Fields(strings.TrimSpace(stdout.String()))
 	if len(lines) != 1 {
@@ -350,7 +350,7 @@ func withEnv(env []string, key, value string) []string {
 // maskLogLine hides credentials in a line catalogd printed: tokens, and a
 // generated password, which catalogd shows once after the last ": ".
 func maskLogLine(line string) string {
-	line = mask(line)
+	line = Mask(line)
 	if strings.Contains(strings.ToLower(line), "password") {
 		if i := strings.LastIndex(line, ": "); i >= 0 {
 			line = line[:i+2] + maskedText

@@ -23,7 +23,7 @@ func (w *world) onReplica(name string) (caller, error) {
 	if err != nil {
 		return caller{}, err
 	}
-	c.gms, c.frontend = w.suite.target.ReplicaGMS, ""
+	c.gms, c.frontend = w.suite.Target.ReplicaGMS, ""
 	return c, nil
 }
 

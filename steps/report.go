@@ -23,8 +23,8 @@ type htmlReport struct {
 	Statuses                                             []string
 	Counts                                               map[string]int
 	Levels, Caps                                         []htmlRow
-	Problems                                             []*outcome // failed, then warnings, then known
-	All                                                  []*outcome
+	Problems                                             []*Outcome // failed, then warnings, then known
+	All                                                  []*Outcome
 	Stale                                                []string
 }
 
@@ -34,16 +34,16 @@ type htmlRow struct {
 	Total  int
 }
 
-func (rep *runReport) writeHTML(path string, tgt *target, failOn string, elapsed time.Duration) error {
+func (rep *runReport) writeHTML(path string, tgt *Target, failOn string, elapsed time.Duration) error {
 	h := htmlReport{
 		Version: Version, SpecVersion: catalogspec.SpecVersion, Target: tgt.describe(), FailOn: failOn,
 		Finished: time.Now().UTC().Format("2006-01-02 15:04:05 UTC"), Took: elapsed.Round(time.Millisecond).String(),
-		Conformant: rep.counts[statusFailed] == 0 && len(rep.stale) == 0,
+		Conformant: rep.counts[StatusFailed] == 0 && len(rep.stale) == 0,
 		Total:      len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
 	}
 	// Columns for the statuses that occur, and always passed and failed.
 	for _, st := range statusOrder {
-		if rep.counts[st] > 0 || st == statusPassed || st == statusFailed {
+		if rep.counts[st] > 0 || st == StatusPassed || st == StatusFailed {
 			h.Statuses = append(h.Statuses, st)
 		}
 	}
@@ -74,7 +74,7 @@ func (rep *runReport) writeHTML(path string, tgt *target, failOn string, elapsed
 			h.Caps = append(h.Caps, *r)
 		}
 	}
-	for _, st := range []string{statusFailed, statusWarning, statusKnown} {
+	for _, st := range []string{StatusFailed, StatusWarning, StatusKnown} {
 		for _, o := range rep.outcomes {
 			if o.Status == st {
 				h.Problems = append(h.Problems, o)

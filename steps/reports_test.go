@@ -15,16 +15,16 @@ import (
 func sampleReport() *runReport {
 	rep := &runReport{counts: map[string]int{}}
 	for i, st := range statusOrder {
-		o := &outcome{
-			scenarioInfo: scenarioInfo{ID: "x-0" + string(rune('1'+i)), Name: "Scenario " + st, Feature: "features/x.feature", Line: 10 + i, Level: levelMust, Capabilities: []string{"tokens"}},
+		o := &Outcome{
+			ScenarioInfo: ScenarioInfo{ID: "x-0" + string(rune('1'+i)), Name: "Scenario " + st, Feature: "features/x.feature", Line: 10 + i, Level: levelMust, Capabilities: []string{"tokens"}},
 			Status:       st, Duration: 0.25,
 		}
 		switch st {
-		case statusFailed, statusWarning, statusKnown:
+		case StatusFailed, StatusWarning, StatusKnown:
 			o.Step = "Ann's token is refused"
 			o.Message = "answered 200, expected 401 <script>"
 			o.Curl = `curl -sS -i -X POST 'http://gms/api/graphql' -H "Authorization: Bearer $TOKEN"`
-		case statusSkipped, statusDisabled, statusNotRun:
+		case StatusSkipped, StatusDisabled, StatusNotRun:
 			o.Reason = "why " + st
 		}
 		rep.outcomes = append(rep.outcomes, o)
@@ -68,7 +68,7 @@ func TestJUnitReadsAsIntended(t *testing.T) {
 func TestResultsAndHTMLReport(t *testing.T) {
 	dir := t.TempDir()
 	rep := sampleReport()
-	tgt := &target{GMS: "http://gms", Frontend: "http://fe"}
+	tgt := &Target{GMS: "http://gms", Frontend: "http://fe"}
 	if err := rep.writeJSON(filepath.Join(dir, "results.json"), tgt, levelMust, time.Second, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestResultsAndHTMLReport(t *testing.T) {
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Scenarios) != len(statusOrder) || res.Counts[statusFailed] != 1 || res.Scenarios[1].ID == "" {
+	if len(res.Scenarios) != len(statusOrder) || res.Counts[StatusFailed] != 1 || res.Scenarios[1].ID == "" {
 		t.Errorf("results.json: %+v", res)
 	}
 	if err := rep.writeHTML(filepath.Join(dir, "report.html"), tgt, levelMust, time.Second); err != nil {
@@ -100,7 +100,7 @@ func TestResultsAndHTMLReport(t *testing.T) {
 }
 
 func TestTagExpressions(t *testing.T) {
-	catalog := []scenarioInfo{{Tags: []string{"@must", "@smoke", "@cap:tokens"}}, {Tags: []string{"@should", "@core"}}}
+	catalog := []ScenarioInfo{{Tags: []string{"@must", "@smoke", "@cap:tokens"}}, {Tags: []string{"@should", "@core"}}}
 	cases := []struct {
 		expr string
 		tags []string

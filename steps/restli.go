@@ -498,9 +498,9 @@ func anonymousRestli(ctx context.Context, does, tier string) error {
 	var a *answer
 	switch does {
 	case "reads an aspect":
-		a = w.readAspect(c, tier, rootUser, "corpUserKey")
+		a = w.readAspect(c, tier, RootUser, "corpUserKey")
 	case "reads an entity":
-		a = w.readEntityV2(c, tier, rootUser, nil)
+		a = w.readEntityV2(c, tier, RootUser, nil)
 	case "writes a batch":
 		w.batch = w.twoDatasetsBatch(w.newDataset(), w.newDataset())
 		a = w.writeBatch(c, tier)

@@ -18,20 +18,20 @@ import (
 // A scenario's status in the reports. godog knows only passed, failed and
 // skipped; the suite tells apart why a scenario did not pass.
 const (
-	statusPassed   = "passed"
-	statusFailed   = "failed"   // at or above the fail-on level, not in the baseline
-	statusWarning  = "warning"  // failed below the fail-on level: a recommendation not met
-	statusKnown    = "known"    // failed as the baseline says it does
-	statusSkipped  = "skipped"  // the target lacks what the scenario needs
-	statusDisabled = "disabled" // a capability the user switched off
-	statusNotRun   = "not run"  // interrupted, or stopped at the first failure
+	StatusPassed   = "passed"
+	StatusFailed   = "failed"   // at or above the fail-on level, not in the baseline
+	StatusWarning  = "warning"  // failed below the fail-on level: a recommendation not met
+	StatusKnown    = "known"    // failed as the baseline says it does
+	StatusSkipped  = "skipped"  // the target lacks what the scenario needs
+	StatusDisabled = "disabled" // a capability the user switched off
+	StatusNotRun   = "not run"  // interrupted, or stopped at the first failure
 )
 
-var statusOrder = []string{statusPassed, statusFailed, statusWarning, statusKnown, statusSkipped, statusDisabled, statusNotRun}
+var statusOrder = []string{StatusPassed, StatusFailed, StatusWarning, StatusKnown, StatusSkipped, StatusDisabled, StatusNotRun}
 
-// outcome is one scenario's result.
-type outcome struct {
-	scenarioInfo
+// Outcome is one scenario's result.
+type Outcome struct {
+	ScenarioInfo
 	Status   string  `json:"status"`
 	Duration float64 `json:"duration_seconds"`
 	// Waited is how much of it went in waiting for changes to show.
@@ -45,31 +45,31 @@ type outcome struct {
 	Curl    string  `json:"curl,omitempty"`        // reproduces the failing step's last request
 }
 
-// results collects the outcomes of a run; scenarios run concurrently.
-type results struct {
-	byName map[string]scenarioInfo
+// Results collects the outcomes of a run; scenarios run concurrently.
+type Results struct {
+	byName map[string]ScenarioInfo
 
 	mu       sync.Mutex
-	outcomes map[string]*outcome // by scenario name
+	outcomes map[string]*Outcome // by scenario name
 	stale    []string            // baseline ids that passed
 }
 
-func newResults(catalog []scenarioInfo) *results {
-	r := &results{byName: map[string]scenarioInfo{}, outcomes: map[string]*outcome{}}
+func newResults(catalog []ScenarioInfo) *Results {
+	r := &Results{byName: map[string]ScenarioInfo{}, outcomes: map[string]*Outcome{}}
 	for _, s := range catalog {
 		r.byName[s.Name] = s
 	}
 	return r
 }
 
-func (r *results) info(name string) scenarioInfo {
+func (r *Results) Info(name string) ScenarioInfo {
 	if s, ok := r.byName[name]; ok {
 		return s
 	}
-	return scenarioInfo{Name: name}
+	return ScenarioInfo{Name: name}
 }
 
-func (r *results) record(o *outcome) {
+func (r *Results) Record(o *Outcome) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.outcomes[o.Name] = o
@@ -77,26 +77,26 @@ func (r *results) record(o *outcome) {
 
 // runReport is a run's outcomes in catalog order.
 type runReport struct {
-	outcomes []*outcome
+	outcomes []*Outcome
 	stale    []string // baseline entries whose scenarios passed
 	counts   map[string]int
 }
 
 // finish lists an outcome for every selected scenario, "not run" for those
 // that never started.
-func (r *results) finish(selected []scenarioInfo, interrupted, failFast bool) *runReport {
+func (r *Results) finish(selected []ScenarioInfo, interrupted, failFast bool) *runReport {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rep := &runReport{counts: map[string]int{}}
 	for _, s := range selected {
 		o, ok := r.outcomes[s.Name]
 		if !ok {
-			o = &outcome{scenarioInfo: s, Status: statusNotRun}
+			o = &Outcome{ScenarioInfo: s, Status: StatusNotRun}
 			switch {
 			case interrupted:
 				o.Reason = "the run was interrupted"
 			case failFast:
-				o.Reason = "the run stopped at the first failure (" + envFailFast + ")"
+				o.Reason = "the run stopped at the first failure (" + EnvFailFast + ")"
 			default:
 				o.Reason = "not started"
 			}
@@ -110,21 +110,21 @@ func (r *results) finish(selected []scenarioInfo, interrupted, failFast bool) *r
 // judge says whether the run fails: a failure at or above the fail-on
 // level that the baseline does not list, or a baseline entry whose
 // scenarios ran and passed (stale).
-func (rep *runReport) judge(base *baseline) bool {
-	failed := rep.counts[statusFailed] > 0
+func (rep *runReport) judge(base *Baseline) bool {
+	failed := rep.counts[StatusFailed] > 0
 	if base == nil {
 		return failed
 	}
 	for _, e := range base.Failures {
 		ran, stillFails := false, false
 		for _, o := range rep.outcomes {
-			if !e.covers(o.scenarioInfo) {
+			if !e.covers(o.ScenarioInfo) {
 				continue
 			}
 			switch o.Status {
-			case statusPassed:
+			case StatusPassed:
 				ran = true
-			case statusKnown, statusFailed, statusWarning:
+			case StatusKnown, StatusFailed, StatusWarning:
 				ran, stillFails = true, true
 			}
 		}
@@ -147,7 +147,7 @@ type resultsFile struct {
 	Counts      map[string]int `json:"counts"`
 	Waits       *waitsReport   `json:"waits,omitempty"`
 	Stale       []string       `json:"stale_baseline_entries,omitempty"`
-	Scenarios   []*outcome     `json:"scenarios"`
+	Scenarios   []*Outcome     `json:"scenarios"`
 }
 
 // waitsReport is the run's waits for changes to show, in results.json.
@@ -159,7 +159,7 @@ type waitsReport struct {
 	WindowSeconds float64 `json:"window_seconds"`
 }
 
-func (rep *runReport) writeJSON(path string, tgt *target, failOn string, elapsed time.Duration, waits *waitStats) error {
+func (rep *runReport) writeJSON(path string, tgt *Target, failOn string, elapsed time.Duration, waits *waitStats) error {
 	f := resultsFile{
 		Suite: "catalogspec", Version: Version, SpecVersion: catalogspec.SpecVersion,
 		Target: tgt.describe(), FailOn: failOn, Started: time.Now().UTC().Format(time.RFC3339),
@@ -197,14 +197,14 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 	}
 	var parts []string
 	for _, st := range statusOrder {
-		if n := rep.counts[st]; n > 0 || st == statusPassed || st == statusFailed {
+		if n := rep.counts[st]; n > 0 || st == StatusPassed || st == StatusFailed {
 			text := fmt.Sprintf("%d %s", n, st)
 			switch {
-			case st == statusFailed && n > 0:
+			case st == StatusFailed && n > 0:
 				text = paint("31", text)
-			case st == statusWarning && n > 0:
+			case st == StatusWarning && n > 0:
 				text = paint("33", text)
-			case st == statusPassed:
+			case st == StatusPassed:
 				text = paint("32", text)
 			}
 			parts = append(parts, text)
@@ -221,7 +221,7 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 	var levelsLine []string
 	for _, l := range levels {
 		if m := byLevel[l]; m != nil {
-			levelsLine = append(levelsLine, fmt.Sprintf("%s %d/%d passed", l, m[statusPassed], total(m)))
+			levelsLine = append(levelsLine, fmt.Sprintf("%s %d/%d passed", l, m[StatusPassed], total(m)))
 		}
 	}
 	fmt.Fprintf(w, "catalogspec: by level: %s (failing on %s and above)\n", strings.Join(levelsLine, ", "), failOn)
@@ -230,7 +230,7 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 		for _, o := range rep.outcomes {
 			if o.Status == status {
 				line := fmt.Sprintf("  %s  @id:%s  %s", o.Where(), o.ID, o.Name)
-				if o.Reason != "" && status != statusFailed && status != statusWarning {
+				if o.Reason != "" && status != StatusFailed && status != StatusWarning {
 					line += "  (" + o.Reason + ")"
 				}
 				lines = append(lines, line)
@@ -240,15 +240,15 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 			fmt.Fprintf(w, "%s\n%s\n", heading, strings.Join(lines, "\n"))
 		}
 	}
-	list(statusFailed, paint("31", "Failed")+" (these fail the run):")
-	list(statusWarning, paint("33", "Warnings")+" (recommendations not met; below "+failOn+", they do not fail the run):")
-	list(statusKnown, "Known failures (listed in the baseline):")
+	list(StatusFailed, paint("31", "Failed")+" (these fail the run):")
+	list(StatusWarning, paint("33", "Warnings")+" (recommendations not met; below "+failOn+", they do not fail the run):")
+	list(StatusKnown, "Known failures (listed in the baseline):")
 	if len(rep.stale) > 0 {
 		fmt.Fprintf(w, "%s: these scenarios pass now; remove them from the baseline: %s\n", paint("31", "Stale baseline entries"), strings.Join(rep.stale, ", "))
 	}
 	skipped := map[string]int{}
 	for _, o := range rep.outcomes {
-		if o.Status == statusSkipped || o.Status == statusDisabled || o.Status == statusNotRun {
+		if o.Status == StatusSkipped || o.Status == StatusDisabled || o.Status == StatusNotRun {
 			skipped[o.Status+": "+o.Reason]++
 		}
 	}

@@ -38,14 +38,14 @@ import (
 //	| CATALOGSPEC_FAIL_FAST    | stop at the first failing scenario (1)   | off                   |
 const (
 	envTags        = "CATALOGSPEC_TAGS"
-	envDisable     = "CATALOGSPEC_DISABLE"
+	EnvDisable     = "CATALOGSPEC_DISABLE"
 	envFailOn      = "CATALOGSPEC_FAIL_ON"
 	envBaseline    = "CATALOGSPEC_BASELINE"
 	envConcurrency = "CATALOGSPEC_CONCURRENCY"
 	envSeed        = "CATALOGSPEC_SEED"
 	envFormat      = "CATALOGSPEC_FORMAT"
 	envReports     = "CATALOGSPEC_REPORTS_DIR"
-	envFailFast    = "CATALOGSPEC_FAIL_FAST"
+	EnvFailFast    = "CATALOGSPEC_FAIL_FAST"
 )
 
 // Exit codes of a run.
@@ -88,10 +88,10 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		Getenv:      getenv,
 		Stdout:      os.Stdout,
 	}
-	for _, d := range strings.Split(getenv(envDisable), ",") {
+	for _, d := range strings.Split(getenv(EnvDisable), ",") {
 		if d = strings.TrimPrefix(strings.TrimSpace(d), "@cap:"); d != "" {
 			if !slices.Contains(knownCapabilities, d) {
-				return c, fmt.Errorf("%s names %q, which is not a capability; the capabilities are %s", envDisable, d, strings.Join(knownCapabilities, ", "))
+				return c, fmt.Errorf("%s names %q, which is not a capability; the capabilities are %s", EnvDisable, d, strings.Join(knownCapabilities, ", "))
 			}
 			c.Disabled = append(c.Disabled, d)
 		}
@@ -135,12 +135,12 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if v := getenv(envReports); v != "" {
 		c.ReportsDir = v
 	}
-	switch v := getenv(envFailFast); v {
+	switch v := getenv(EnvFailFast); v {
 	case "", "0", "false":
 	case "1", "true":
 		c.FailFast = true
 	default:
-		return c, fmt.Errorf("%s=%q: want 1 or 0", envFailFast, v)
+		return c, fmt.Errorf("%s=%q: want 1 or 0", EnvFailFast, v)
 	}
 	c.Color = getenv("NO_COLOR") == "" && isTerminal(os.Stdout)
 	return c, nil
@@ -159,7 +159,7 @@ type Steps interface {
 	// Preflight checks the target before any scenario runs, so that a
 	// wrong URL or token ends the run in seconds with one message, and
 	// notes what the target serves (its Pages).
-	Preflight(ctx context.Context, t *target) error
+	Preflight(ctx context.Context, t *Target) error
 	// ThrowsSwitch says whether a step changes what every user may do:
 	// its scenario runs in the exclusive window (schedule.go).
 	ThrowsSwitch(step string) bool
@@ -195,7 +195,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		return stop("%s=%q names %s, which no scenario carries; the tags in use are %s",
 			envTags, cfg.Tags, strings.Join(unknown, ", "), strings.Join(tagsInUse(catalog), " "))
 	}
-	var selected []scenarioInfo
+	var selected []ScenarioInfo
 	for _, s := range catalog {
 		if expr.matches(s.Tags) && (cfg.Only == nil || cfg.Only(s.Name)) {
 			selected = append(selected, s)
@@ -207,7 +207,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		}
 		return stop("%s=%q selects no scenario: nothing would be checked", envTags, cfg.Tags)
 	}
-	var base *baseline
+	var base *Baseline
 	if cfg.Baseline != "" {
 		if base, err = readBaseline(cfg.Baseline, catalog); err != nil {
 			return stop("%s: %v", envBaseline, err)
@@ -270,13 +270,13 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	if err := defs.Preflight(runCtx, tgt); err != nil {
 		return stop("preflight: %v", err)
 	}
-	var b *browser
+	var b *Browser
 	if needsBrowser(selected, cfg.Disabled, tgt) {
 		path, err := findBrowser(cfg.Getenv)
 		if err != nil {
-			return stop("the @ui scenarios drive a browser, and there is none: %v; or leave them out with %s='~@ui' or %s=ui", err, envTags, envDisable)
+			return stop("the @ui scenarios drive a browser, and there is none: %v; or leave them out with %s='~@ui' or %s=ui", err, envTags, EnvDisable)
 		}
-		b = &browser{path: path}
+		b = &Browser{path: path}
 	}
 	fmt.Fprintf(out, "catalogspec: %d of %d scenarios selected (%s=%q), failing on %s and above, seed %d (set %s=%d to repeat the order), concurrency %d\n",
 		len(selected), len(catalog), envTags, cfg.Tags, failOn, cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
@@ -287,17 +287,17 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	sched := newScheduler(selected, cfg.Concurrency, cfg.Seed, defs.ThrowsSwitch)
 	fmt.Fprintf(out, "catalogspec: in this order: %s\n", sched.describe())
 	s := &Suite{
-		target:     tgt,
-		ctx:        runCtx,
-		failOn:     failOn,
-		disabled:   cfg.Disabled,
-		base:       base,
-		results:    newResults(catalog),
-		reportsDir: reportsDir,
-		sched:      sched,
-		failFast:   cfg.FailFast,
+		Target:     tgt,
+		Ctx:        runCtx,
+		FailOn:     failOn,
+		Disabled:   cfg.Disabled,
+		Base:       base,
+		Results:    newResults(catalog),
+		ReportsDir: reportsDir,
+		Sched:      sched,
+		FailFast:   cfg.FailFast,
 	}
-	s.browser = b
+	s.Browser = b
 	if b != nil {
 		defer b.close()
 		// Started beside the first scenarios (it takes seconds), once
@@ -325,7 +325,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		format = cfg.Format
 	}
 	started := time.Now()
-	s.began = started
+	s.Began = started
 	status := godog.TestSuite{
 		Name:                "catalogspec",
 		ScenarioInitializer: defs.Scenarios(s),
@@ -353,7 +353,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		return stop("reports: %v", err)
 	}
 
-	res := s.results.finish(selected, interrupted.Load(), cfg.FailFast)
+	res := s.Results.finish(selected, interrupted.Load(), cfg.FailFast)
 	code := ExitConformant
 	if res.judge(base) {
 		code = ExitFailed
@@ -366,11 +366,11 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	} else {
 		werrs = append(werrs, os.Rename(cucumberPartial, filepath.Join(reportsDir, "cucumber.json")))
 	}
-	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed, &s.waits))
+	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed, &s.Waits))
 	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), elapsed))
 	werrs = append(werrs, res.writeHTML(filepath.Join(reportsDir, "report.html"), tgt, failOn, elapsed))
 	res.printSummary(out, failOn, elapsed, cfg.Color)
-	fmt.Fprintf(out, "catalogspec: %s\n", s.waits.summary())
+	fmt.Fprintf(out, "catalogspec: %s\n", s.Waits.summary())
 	if err := errors.Join(werrs...); err != nil {
 		fmt.Fprintf(out, "catalogspec: writing the reports: %v\n", err)
 		return ExitConfig
@@ -384,7 +384,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 
 // needsBrowser says whether a run will drive a browser: it selected @ui
 // scenarios, has not switched them off, and the target serves the pages.
-func needsBrowser(selected []scenarioInfo, disabled []string, t *target) bool {
+func needsBrowser(selected []ScenarioInfo, disabled []string, t *Target) bool {
 	if slices.Contains(disabled, "ui") || !t.Pages {
 		return false
 	}

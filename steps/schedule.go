@@ -56,7 +56,7 @@ const (
 // every user (an invite token) alone.
 // throwsSwitch says which steps change what every user may do (the steps'
 // ThrowsSwitch).
-func phaseOf(s scenarioInfo, throwsSwitch func(step string) bool) string {
+func phaseOf(s ScenarioInfo, throwsSwitch func(step string) bool) string {
 	switch {
 	case slices.Contains(s.Capabilities, "replicas"):
 		return phaseAlone
@@ -71,8 +71,8 @@ func phaseOf(s scenarioInfo, throwsSwitch func(step string) bool) string {
 	return phaseRest
 }
 
-// scheduler admits the scenarios of a run.
-type scheduler struct {
+// Scheduler admits the scenarios of a run.
+type Scheduler struct {
 	slots int // scenarios that may work at once
 
 	mu   sync.Mutex
@@ -106,7 +106,7 @@ type phase struct {
 
 // newScheduler lays the selected scenarios out in phases, each in an order
 // drawn from seed.
-func newScheduler(selected []scenarioInfo, slots int, seed int64, throwsSwitch func(step string) bool) *scheduler {
+func newScheduler(selected []ScenarioInfo, slots int, seed int64, throwsSwitch func(step string) bool) *Scheduler {
 	rng := rand.New(rand.NewSource(seed))
 	byPhase := map[string][]string{}
 	names := make([]string, 0, len(selected))
@@ -127,7 +127,7 @@ func newScheduler(selected []scenarioInfo, slots int, seed int64, throwsSwitch f
 	later := []string{phaseExclusive, phaseSolo, phaseRest}
 	rng.Shuffle(len(later), func(i, j int) { later[i], later[j] = later[j], later[i] })
 	order := append([]string{phaseAlone}, later...)
-	s := &scheduler{slots: max(slots, 1), quiet: make(chan struct{})}
+	s := &Scheduler{slots: max(slots, 1), quiet: make(chan struct{})}
 	s.cond = sync.NewCond(&s.mu)
 	for _, name := range order {
 		if len(byPhase[name]) == 0 {
@@ -144,7 +144,7 @@ func newScheduler(selected []scenarioInfo, slots int, seed int64, throwsSwitch f
 }
 
 // describe says how the run is laid out, for its first lines.
-func (s *scheduler) describe() string {
+func (s *Scheduler) describe() string {
 	var parts []string
 	for _, p := range s.phases {
 		what := map[string]string{
@@ -158,11 +158,11 @@ func (s *scheduler) describe() string {
 	return strings.Join(parts, ", then ")
 }
 
-// admit blocks until the scenario may start: its phase runs, the
+// Admit blocks until the scenario may start: its phase runs, the
 // scenarios before it in that phase have started, and a slot is free. It
 // returns why the scenario will not run instead, when the run stops first;
 // either way leave must follow.
-func (s *scheduler) admit(ctx context.Context, name string) (notRun string) {
+func (s *Scheduler) Admit(ctx context.Context, name string) (notRun string) {
 	stop := context.AfterFunc(ctx, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -192,12 +192,12 @@ func (s *scheduler) admit(ctx context.Context, name string) (notRun string) {
 	}
 }
 
-// leave takes the scenario name out of the schedule: ended, its cleanup
+// Leave takes the scenario name out of the schedule: ended, its cleanup
 // done, when it was admitted; else never started. When it is the last to
-// leave an exclusive window that must be closed (closeWindowAtEnd), it
+// leave an exclusive window that must be closed (CloseWindowAtEnd), it
 // runs closeWindow first, which puts back what the window switched, before
 // the next phase starts.
-func (s *scheduler) leave(name string, admitted bool, closeWindow func()) {
+func (s *Scheduler) Leave(name string, admitted bool, closeWindow func()) {
 	s.mu.Lock()
 	var p *phase
 	for _, q := range s.phases {
@@ -232,7 +232,7 @@ func (s *scheduler) leave(name string, admitted bool, closeWindow func()) {
 }
 
 // advanceLocked moves to the next phase while the current one is done.
-func (s *scheduler) advanceLocked() {
+func (s *Scheduler) advanceLocked() {
 	for s.current < len(s.phases) && len(s.phases[s.current].members) == 0 {
 		s.current++
 	}
@@ -242,16 +242,16 @@ func (s *scheduler) advanceLocked() {
 	}
 }
 
-// pause gives the scenario's slot up while it waits for a change to show.
-func (s *scheduler) pause() {
+// Pause gives the scenario's slot up while it waits for a change to show.
+func (s *Scheduler) Pause() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.busy--
 	s.cond.Broadcast()
 }
 
-// resume takes a slot back after a pause, before any scenario starts.
-func (s *scheduler) resume() {
+// Resume takes a slot back after a pause, before any scenario starts.
+func (s *Scheduler) Resume() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.resuming++
@@ -263,9 +263,9 @@ func (s *scheduler) resume() {
 	s.cond.Broadcast()
 }
 
-// stop starts no scenario after this one (the first failure, with
+// Stop starts no scenario after this one (the first failure, with
 // CATALOGSPEC_FAIL_FAST).
-func (s *scheduler) stop(why string) {
+func (s *Scheduler) Stop(why string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopped == "" {
@@ -274,9 +274,9 @@ func (s *scheduler) stop(why string) {
 	s.cond.Broadcast()
 }
 
-// closeWindowAtEnd says that the exclusive window's last scenario must
+// CloseWindowAtEnd says that the exclusive window's last scenario must
 // close it before the next phase (leave).
-func (s *scheduler) closeWindowAtEnd() {
+func (s *Scheduler) CloseWindowAtEnd() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closing = true

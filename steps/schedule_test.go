@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-func scenarios(phase string, n int) []scenarioInfo {
-	var out []scenarioInfo
+func scenarios(phase string, n int) []ScenarioInfo {
+	var out []ScenarioInfo
 	for i := range n {
-		s := scenarioInfo{Name: fmt.Sprintf("%s %02d", phase, i)}
+		s := ScenarioInfo{Name: fmt.Sprintf("%s %02d", phase, i)}
 		switch phase {
 		case phaseAlone:
 			s.Capabilities = []string{"replicas"}
@@ -36,10 +36,10 @@ func throwsSwitch(step string) bool { return step == "no policy lets every user 
 func noClose() {}
 
 // admitted waits up to a second for admit to return.
-func admitted(t *testing.T, s *scheduler, name string) {
+func admitted(t *testing.T, s *Scheduler, name string) {
 	t.Helper()
 	done := make(chan string, 1)
-	go func() { done <- s.admit(context.Background(), name) }()
+	go func() { done <- s.Admit(context.Background(), name) }()
 	select {
 	case why := <-done:
 		if why != "" {
@@ -52,10 +52,10 @@ func admitted(t *testing.T, s *scheduler, name string) {
 
 // blocked starts admit and says it has not returned within 50 ms; the
 // channel gets its result later.
-func blocked(t *testing.T, s *scheduler, name string) chan string {
+func blocked(t *testing.T, s *Scheduler, name string) chan string {
 	t.Helper()
 	done := make(chan string, 1)
-	go func() { done <- s.admit(context.Background(), name) }()
+	go func() { done <- s.Admit(context.Background(), name) }()
 	select {
 	case <-done:
 		t.Fatalf("%s was admitted while it should wait", name)
@@ -86,19 +86,19 @@ func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
 	admitted(t, s, order[0])
 	admitted(t, s, order[1])
 	third := blocked(t, s, order[2]) // both slots taken
-	s.pause()                        // order[0] waits for a change: its slot goes
+	s.Pause()                        // order[0] waits for a change: its slot goes
 	if why := <-third; why != "" {
 		t.Fatal(why)
 	}
 	resumed := make(chan struct{})
-	go func() { s.resume(); close(resumed) }()
+	go func() { s.Resume(); close(resumed) }()
 	fourth := blocked(t, s, order[3])
 	select {
 	case <-resumed:
 		t.Fatal("resumed while both slots were taken")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.leave(order[1], true, noClose)
+	s.Leave(order[1], true, noClose)
 	select {
 	case <-resumed:
 	case <-time.After(time.Second):
@@ -109,7 +109,7 @@ func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
 		t.Fatal("a new scenario took the slot before the one that waited")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.leave(order[2], true, noClose)
+	s.Leave(order[2], true, noClose)
 	if why := <-fourth; why != "" {
 		t.Fatal(why)
 	}
@@ -117,7 +117,7 @@ func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
 
 func TestSchedulePhases(t *testing.T) {
 	sel := append(append(scenarios(phaseRest, 3), scenarios(phaseExclusive, 2)...), scenarios(phaseAlone, 2)...)
-	var s *scheduler
+	var s *Scheduler
 	for seed := int64(1); seed < 1000; seed++ { // a seed that puts the window first
 		if s = newScheduler(sel, 4, seed, throwsSwitch); s.phases[1].name == phaseExclusive {
 			break
@@ -135,11 +135,11 @@ func TestSchedulePhases(t *testing.T) {
 	admitted(t, s, alone[0])
 	second := blocked(t, s, alone[1]) // one at a time, with slots to spare
 	early := blocked(t, s, excl[0])   // the next phase waits
-	s.leave(alone[0], true, noClose)
+	s.Leave(alone[0], true, noClose)
 	if why := <-second; why != "" {
 		t.Fatal(why)
 	}
-	s.leave(alone[1], true, noClose)
+	s.Leave(alone[1], true, noClose)
 	if why := <-early; why != "" {
 		t.Fatal(why)
 	}
@@ -154,15 +154,15 @@ func TestSchedulePhases(t *testing.T) {
 	closer := func(name string) func() {
 		return func() { mu.Lock(); closedBy = append(closedBy, name); mu.Unlock() }
 	}
-	s.closeWindowAtEnd()
+	s.CloseWindowAtEnd()
 	restFirst := blocked(t, s, rest[0])
-	s.leave(excl[0], true, closer(excl[0]))
+	s.Leave(excl[0], true, closer(excl[0]))
 	select {
 	case <-restFirst:
 		t.Fatal("a scenario started while the window was open")
 	case <-time.After(50 * time.Millisecond):
 	}
-	s.leave(excl[1], true, closer(excl[1]))
+	s.Leave(excl[1], true, closer(excl[1]))
 	if why := <-restFirst; why != "" {
 		t.Fatal(why)
 	}
@@ -173,7 +173,7 @@ func TestSchedulePhases(t *testing.T) {
 
 func TestScheduleLetsASkippedScenarioOut(t *testing.T) {
 	sel := append(scenarios(phaseExclusive, 1), scenarios(phaseRest, 2)...)
-	var s *scheduler
+	var s *Scheduler
 	for seed := int64(1); seed < 1000; seed++ { // the window first
 		if s = newScheduler(sel, 4, seed, throwsSwitch); s.phases[0].name == phaseExclusive {
 			break
@@ -186,13 +186,13 @@ func TestScheduleLetsASkippedScenarioOut(t *testing.T) {
 	first := blocked(t, s, rest[0]) // the window is not done
 	// The window's one scenario is skipped: it leaves without being
 	// admitted, and the rest do not wait for it.
-	s.leave("exclusive 00", false, noClose)
+	s.Leave("exclusive 00", false, noClose)
 	if why := <-first; why != "" {
 		t.Fatal(why)
 	}
 	// Nor for a skipped scenario of their own phase that came first.
-	s.leave(rest[1], false, noClose)
-	s.leave(rest[0], true, noClose)
+	s.Leave(rest[1], false, noClose)
+	s.Leave(rest[0], true, noClose)
 	if s.current != len(s.phases) {
 		t.Errorf("phase %d of %d after every scenario left", s.current, len(s.phases))
 	}
@@ -203,20 +203,20 @@ func TestScheduleStops(t *testing.T) {
 	order := s.phases[0].order
 	admitted(t, s, order[0])
 	waiting := blocked(t, s, order[1])
-	s.stop("the run stopped at the first failure")
+	s.Stop("the run stopped at the first failure")
 	if why := <-waiting; why != "the run stopped at the first failure" {
 		t.Errorf("a scenario waiting to start: %q, want it not run", why)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if why := newScheduler(scenarios(phaseRest, 1), 1, 1, throwsSwitch).admit(ctx, "rest 00"); why != "the run was interrupted" {
+	if why := newScheduler(scenarios(phaseRest, 1), 1, 1, throwsSwitch).Admit(ctx, "rest 00"); why != "the run was interrupted" {
 		t.Errorf("an interrupted run: %q", why)
 	}
 }
 
 func TestScheduleRunsAnExclusiveScenarioWithoutASwitchAlone(t *testing.T) {
 	sel := append(append(scenarios(phaseSolo, 2), scenarios(phaseExclusive, 1)...), scenarios(phaseRest, 1)...)
-	var s *scheduler
+	var s *Scheduler
 	for seed := int64(1); seed < 1000; seed++ {
 		if s = newScheduler(sel, 4, seed, throwsSwitch); s.phases[0].name == phaseSolo {
 			break
@@ -228,7 +228,7 @@ func TestScheduleRunsAnExclusiveScenarioWithoutASwitchAlone(t *testing.T) {
 	solo := s.phases[0].order
 	admitted(t, s, solo[0])
 	second := blocked(t, s, solo[1])
-	s.leave(solo[0], true, noClose)
+	s.Leave(solo[0], true, noClose)
 	if why := <-second; why != "" {
 		t.Fatal(why)
 	}

@@ -117,7 +117,7 @@ func (w *world) memoryItem(d *datasetRecord) batchItem {
 	description := "Remembered by the catalogspec scenario " + w.unique("memory")
 	return batchItem{
 		urn:   d.urn,
-		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "institutionalMemory", Aspect: memoryAspect("https://example.com/"+w.unique("doc"), description, rootUser)},
+		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "institutionalMemory", Aspect: memoryAspect("https://example.com/"+w.unique("doc"), description, RootUser)},
 		class: "com.linkedin.common.InstitutionalMemory",
 		shows: func(v json.RawMessage) bool {
 			var m institutionalMemory

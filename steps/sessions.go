@@ -102,7 +102,7 @@ func (w *world) sessionCaller(name string, cookies []*http.Cookie) caller {
 	for _, c := range cookies {
 		pairs = append(pairs, c.Name+"="+c.Value)
 	}
-	return caller{name: name, gms: w.suite.target.GMS, frontend: w.suite.target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
+	return caller{name: name, gms: w.suite.Target.GMS, frontend: w.suite.Target.Frontend, headers: map[string]string{"Cookie": strings.Join(pairs, "; ")}}
 }
 
 // maxGuesses is how many wrong passwords the suite sends before it

@@ -65,13 +65,13 @@ func someoneSignsInWith(ctx context.Context, attempt string) error {
 	}
 	if password == "" {
 		// The form asks for a password; a browser would not send it empty.
-		if err := b.run(chromedp.Navigate(w.frontend() + "/login")); err != nil {
+		if err := b.Run(chromedp.Navigate(w.frontend() + "/login")); err != nil {
 			return w.uiFail(b, "opening the sign-in page: %v", err)
 		}
-		if err := b.eval(`document.querySelectorAll("[required]").forEach(e => e.removeAttribute("required")), true`, new(bool)); err != nil {
+		if err := b.Eval(`document.querySelectorAll("[required]").forEach(e => e.removeAttribute("required")), true`, new(bool)); err != nil {
 			return w.uiFail(b, "%v", err)
 		}
-		if err = b.run(chromedp.SetValue(`[data-testid="login-username"]`, username, chromedp.ByQuery)); err == nil {
+		if err = b.Run(chromedp.SetValue(`[data-testid="login-username"]`, username, chromedp.ByQuery)); err == nil {
 			err = w.click(b, `[data-testid="login-submit"]`, "Sign in")
 		}
 	} else {
@@ -140,7 +140,7 @@ func browserNotSignedIn(ctx context.Context) error {
 	if a.status != http.StatusUnauthorized {
 		return w.uiFail(b, "%s answered status %d, expected 401: the browser holds a session", a.what, a.status)
 	}
-	if err := b.navigate(w.frontend() + "/settings/tokens"); err != nil {
+	if err := b.Navigate(w.frontend() + "/settings/tokens"); err != nil {
 		return w.uiFail(b, "opening the access tokens page: %v", err)
 	}
 	return atSignInPage(ctx)
@@ -188,7 +188,7 @@ func browserReadsOwnUser(ctx context.Context, name string) error {
 	path := "/api/gms/entities/" + url.PathEscape(p.urn)
 	var f fetchAnswer
 	js := fmt.Sprintf(`fetch(%q, {credentials: "same-origin"}).then(r => r.text().then(t => ({status: r.status, contentType: r.headers.get("Content-Type") || "", body: t})))`, path)
-	if err := b.eval(js, &f); err != nil {
+	if err := b.Eval(js, &f); err != nil {
 		return w.uiFail(b, "reading %s from %s's page: %v", path, name, err)
 	}
 	if f.Status != http.StatusOK || !strings.Contains(f.Body, `"urn":"`+p.urn+`"`) {
@@ -240,7 +240,7 @@ func keepCookies(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	cs, err := b.cookies(w.frontend())
+	cs, err := b.Cookies(w.frontend())
 	if err != nil {
 		return w.uiFail(b, "reading the browser's cookies: %v", err)
 	}
@@ -260,7 +260,7 @@ func signsOut(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := b.navigate(w.frontend() + "/settings/tokens"); err != nil {
+	if err := b.Navigate(w.frontend() + "/settings/tokens"); err != nil {
 		return w.uiFail(b, "opening the access tokens page: %v", err)
 	}
 	return w.click(b, `[data-testid="sign-out-button"]`, "Sign out")
@@ -287,7 +287,7 @@ func noCookieReadable(ctx context.Context) error {
 	w := theWorld(ctx)
 	b := w.current
 	var cookies string
-	if err := b.eval(`document.cookie`, &cookies); err != nil {
+	if err := b.Eval(`document.cookie`, &cookies); err != nil {
 		return w.uiFail(b, "%v", err)
 	}
 	if cookies != "" {
@@ -298,7 +298,7 @@ func noCookieReadable(ctx context.Context) error {
 		}
 		return w.uiFail(b, "the page's scripts can read the cookies %s: they are not HttpOnly", strings.Join(names, ", "))
 	}
-	cs, err := b.cookies(w.frontend())
+	cs, err := b.Cookies(w.frontend())
 	if err != nil {
 		return w.uiFail(b, "reading the browser's cookies: %v", err)
 	}
@@ -311,7 +311,7 @@ func noCookieReadable(ctx context.Context) error {
 func cookiesSameSite(ctx context.Context) error {
 	w := theWorld(ctx)
 	b := w.current
-	cs, err := b.cookies(w.frontend())
+	cs, err := b.Cookies(w.frontend())
 	if err != nil {
 		return w.uiFail(b, "reading the browser's cookies: %v", err)
 	}
@@ -337,11 +337,11 @@ func browserHoldsAPISession(ctx context.Context, name string) error {
 		return err
 	}
 	for _, c := range cs {
-		if err := b.run(network.SetCookie(c.Name, c.Value).WithURL(w.frontend()).WithPath("/").WithHTTPOnly(true)); err != nil {
+		if err := b.Run(network.SetCookie(c.Name, c.Value).WithURL(w.frontend()).WithPath("/").WithHTTPOnly(true)); err != nil {
 			return w.uiFail(b, "giving %s's browser the cookie %s: %v", name, c.Name, err)
 		}
 	}
-	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+	if err := b.Navigate(w.frontend() + tokensPath); err != nil {
 		return w.uiFail(b, "opening the access tokens page: %v", err)
 	}
 	return nil
@@ -356,10 +356,10 @@ func signsOutAtAPIInBrowser(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	if err := b.navigate(w.frontend() + "/logOut"); err != nil {
+	if err := b.Navigate(w.frontend() + "/logOut"); err != nil {
 		return w.uiFail(b, "opening %s/logOut: %v", w.frontend(), err)
 	}
-	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+	if err := b.Navigate(w.frontend() + tokensPath); err != nil {
 		return w.uiFail(b, "opening the access tokens page: %v", err)
 	}
 	return atSignInPage(ctx)
@@ -432,19 +432,19 @@ func followsSignInLink(ctx context.Context, name, how string) error {
 	// Where the link leads is for the next steps to judge: the page either
 	// loads a document, or (another site being unreachable) shows none,
 	// having asked for it.
-	before, asked := b.loadCount(), len(b.seen())
-	go func() { _ = b.navigate(link) }()
-	for deadline := time.Now().Add(uiTimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if b.loadCount() > before {
+	before, asked := b.LoadCount(), len(b.Seen())
+	go func() { _ = b.Navigate(link) }()
+	for deadline := time.Now().Add(UITimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if b.LoadCount() > before {
 			return nil
 		}
-		for _, r := range b.seen()[asked:] {
+		for _, r := range b.Seen()[asked:] {
 			if u, err := url.Parse(r); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != home.Host {
 				return nil
 			}
 		}
 	}
-	return w.uiFail(b, "opening %s led to no page within %s", link, uiTimeout)
+	return w.uiFail(b, "opening %s led to no page within %s", link, UITimeout)
 }
 
 func rightPasswordThrottled(ctx context.Context, name string) error {

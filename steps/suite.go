@@ -11,37 +11,37 @@ import (
 // alone, the results. Run builds it once; it never changes afterwards,
 // except for the schedule, the results and the waits.
 type Suite struct {
-	target *target
+	Target *Target
 
-	// ctx ends when the run is interrupted: no scenario starts after.
-	ctx context.Context
-	// failOn is the lowest level whose failures fail the run; a failure
+	// Ctx ends when the run is interrupted: no scenario starts after.
+	Ctx context.Context
+	// FailOn is the lowest level whose failures fail the run; a failure
 	// below it is a warning.
-	failOn   string
-	disabled []string  // capabilities switched off
-	base     *baseline // scenarios known to fail on the target; nil for none
-	results  *results
-	// browser drives the @ui scenarios; nil when the run has none of them.
-	browser *browser
-	// reportsDir is where reports go, screenshots of failing pages among
+	FailOn   string
+	Disabled []string  // capabilities switched off
+	Base     *Baseline // scenarios known to fail on the target; nil for none
+	Results  *Results
+	// Browser drives the @ui scenarios; nil when the run has none of them.
+	Browser *Browser
+	// ReportsDir is where reports go, screenshots of failing pages among
 	// them.
-	reportsDir string
+	ReportsDir string
 
-	// sched admits the scenarios (schedule.go); nil runs each at once.
-	sched *scheduler
-	// failFast stops the run at the first failure.
-	failFast bool
-	// waits counts the waits for a change to show (waits.go).
-	waits waitStats
-	// began is when the scenarios began to run.
-	began time.Time
+	// Sched admits the scenarios (schedule.go); nil runs each at once.
+	Sched *Scheduler
+	// FailFast stops the run at the first failure.
+	FailFast bool
+	// Waits counts the waits for a change to show (waits.go).
+	Waits waitStats
+	// Began is when the scenarios began to run.
+	Began time.Time
 }
 
-// disabledCapability names the first capability of s that the user
+// DisabledCapability names the first capability of s that the user
 // switched off, "" when none.
-func (s *Suite) disabledCapability(info scenarioInfo) string {
+func (s *Suite) DisabledCapability(info ScenarioInfo) string {
 	for _, c := range info.Capabilities {
-		if slices.Contains(s.disabled, c) {
+		if slices.Contains(s.Disabled, c) {
 			return c
 		}
 	}

@@ -63,8 +63,8 @@ func (w *world) throwSwitch(name string, throw func() (back func(*world) (func()
 	}
 	sw.thrown = true
 	sw.back, sw.err = throw()
-	if s.sched != nil {
-		s.sched.closeWindowAtEnd()
+	if s.Sched != nil {
+		s.Sched.CloseWindowAtEnd()
 	} else {
 		// No window: this scenario puts it back itself.
 		w.undo("put back: "+name, func() error { return s.putBack(w) })
@@ -246,7 +246,7 @@ func (w *world) untilWithdrawnFrom(p *person, privileges []string) error {
 			})
 		} else if priv == "VIEW_ENTITY_PAGE" || priv == "GET_ENTITY_PRIVILEGE" {
 			err = w.eventually(what, func() (bool, error) {
-				a := w.readEntity(c, tierGMS, rootUser, false)
+				a := w.readEntity(c, tierGMS, RootUser, false)
 				return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
 			})
 		}

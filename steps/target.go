@@ -29,15 +29,15 @@ import (
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
 //	| CATALOGSPEC_REFERENCE_LAG  | start the reference lagging as DataHub does: datahub, or <policy refresh>[,<search lag>] | unset: immediate |
 const (
-	envGMS            = "CATALOGSPEC_GMS_URL"
-	envFrontend       = "CATALOGSPEC_FRONTEND_URL"
-	envAdmin          = "CATALOGSPEC_ADMIN_TOKEN"
-	envNoAuth         = "CATALOGSPEC_NOAUTH_GMS_URL"
-	envNoAuthFrontend = "CATALOGSPEC_NOAUTH_FRONTEND_URL"
-	envLater          = "CATALOGSPEC_LATER_GMS_URL"
-	envLaterFrontend  = "CATALOGSPEC_LATER_FRONTEND_URL"
-	envReplica        = "CATALOGSPEC_REPLICA_GMS_URL"
-	envPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
+	EnvGMS            = "CATALOGSPEC_GMS_URL"
+	EnvFrontend       = "CATALOGSPEC_FRONTEND_URL"
+	EnvAdmin          = "CATALOGSPEC_ADMIN_TOKEN"
+	EnvNoAuth         = "CATALOGSPEC_NOAUTH_GMS_URL"
+	EnvNoAuthFrontend = "CATALOGSPEC_NOAUTH_FRONTEND_URL"
+	EnvLater          = "CATALOGSPEC_LATER_GMS_URL"
+	EnvLaterFrontend  = "CATALOGSPEC_LATER_FRONTEND_URL"
+	EnvReplica        = "CATALOGSPEC_REPLICA_GMS_URL"
+	EnvPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
 	envCatalogd       = "CATALOGSPEC_CATALOGD"
 	envReferenceLag   = "CATALOGSPEC_REFERENCE_LAG"
 )
@@ -54,8 +54,8 @@ const (
 	referencePropagation = 5 * time.Second
 )
 
-// target is the deployment the scenarios run against.
-type target struct {
+// Target is the deployment the scenarios run against.
+type Target struct {
 	GMS        string // metadata service base URL, no trailing slash
 	Frontend   string // frontend base URL, no trailing slash
 	AdminToken string // never printed
@@ -86,12 +86,12 @@ type target struct {
 
 // newTarget reads the target from the environment, or starts the reference
 // when CATALOGSPEC_GMS_URL is unset. reportsDir receives the reference's logs.
-func newTarget(ctx context.Context, getenv func(string) string, reportsDir string) (*target, error) {
-	gms := getenv(envGMS)
+func newTarget(ctx context.Context, getenv func(string) string, reportsDir string) (*Target, error) {
+	gms := getenv(EnvGMS)
 	if gms == "" {
-		for _, v := range []string{envFrontend, envAdmin} {
+		for _, v := range []string{EnvFrontend, EnvAdmin} {
 			if getenv(v) != "" {
-				return nil, fmt.Errorf("%s is set but %s is not: set both to test a deployment, or neither to test the reference", v, envGMS)
+				return nil, fmt.Errorf("%s is set but %s is not: set both to test a deployment, or neither to test the reference", v, EnvGMS)
 			}
 		}
 		lag, err := parseReferenceLag(getenv(envReferenceLag))
@@ -106,18 +106,18 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 		return t, err
 	}
 	if getenv(envReferenceLag) != "" {
-		return nil, fmt.Errorf("%s is set, but so is %s: the lag is a way of starting the reference, not of a deployment", envReferenceLag, envGMS)
+		return nil, fmt.Errorf("%s is set, but so is %s: the lag is a way of starting the reference, not of a deployment", envReferenceLag, EnvGMS)
 	}
-	t := &target{
+	t := &Target{
 		GMS:        strings.TrimRight(gms, "/"),
-		Frontend:   strings.TrimRight(getenv(envFrontend), "/"),
-		AdminToken: strings.TrimSpace(getenv(envAdmin)),
-		NoAuthGMS:  strings.TrimRight(getenv(envNoAuth), "/"),
+		Frontend:   strings.TrimRight(getenv(EnvFrontend), "/"),
+		AdminToken: strings.TrimSpace(getenv(EnvAdmin)),
+		NoAuthGMS:  strings.TrimRight(getenv(EnvNoAuth), "/"),
 
-		NoAuthFrontend: strings.TrimRight(getenv(envNoAuthFrontend), "/"),
-		LaterGMS:       strings.TrimRight(getenv(envLater), "/"),
-		LaterFrontend:  strings.TrimRight(getenv(envLaterFrontend), "/"),
-		ReplicaGMS:     strings.TrimRight(getenv(envReplica), "/"),
+		NoAuthFrontend: strings.TrimRight(getenv(EnvNoAuthFrontend), "/"),
+		LaterGMS:       strings.TrimRight(getenv(EnvLater), "/"),
+		LaterFrontend:  strings.TrimRight(getenv(EnvLaterFrontend), "/"),
+		ReplicaGMS:     strings.TrimRight(getenv(EnvReplica), "/"),
 	}
 	var err error
 	if t.Propagation, err = propagation(getenv, defaultPropagation); err != nil {
@@ -125,15 +125,15 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 	}
 	var missing []string
 	if t.Frontend == "" {
-		missing = append(missing, envFrontend)
+		missing = append(missing, EnvFrontend)
 	}
 	if t.AdminToken == "" {
-		missing = append(missing, envAdmin)
+		missing = append(missing, EnvAdmin)
 	}
 	if len(missing) > 0 {
-		return nil, fmt.Errorf("%s is set, so %s must be set too", envGMS, strings.Join(missing, " and "))
+		return nil, fmt.Errorf("%s is set, so %s must be set too", EnvGMS, strings.Join(missing, " and "))
 	}
-	for name, u := range map[string]string{envGMS: t.GMS, envFrontend: t.Frontend, envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS, envLaterFrontend: t.LaterFrontend, envReplica: t.ReplicaGMS} {
+	for name, u := range map[string]string{EnvGMS: t.GMS, EnvFrontend: t.Frontend, EnvNoAuth: t.NoAuthGMS, EnvNoAuthFrontend: t.NoAuthFrontend, EnvLater: t.LaterGMS, EnvLaterFrontend: t.LaterFrontend, EnvReplica: t.ReplicaGMS} {
 		if u == "" {
 			continue
 		}
@@ -146,13 +146,13 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 
 // propagation reads CATALOGSPEC_PROPAGATION_TIMEOUT, def when unset.
 func propagation(getenv func(string) string, def time.Duration) (time.Duration, error) {
-	v := strings.TrimSpace(getenv(envPropagation))
+	v := strings.TrimSpace(getenv(EnvPropagation))
 	if v == "" {
 		return def, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s=%q: want a positive duration such as 150s", envPropagation, v)
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 150s", EnvPropagation, v)
 	}
 	return d, nil
 }
@@ -161,19 +161,19 @@ func propagation(getenv func(string) string, def time.Duration) (time.Duration, 
 // two tiers, and what each needs.
 var capabilities = []struct {
 	tag  string
-	has  func(*target) bool
+	has  func(*Target) bool
 	need string
 }{
-	{"@cap:auth-disabled", func(t *target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + envNoAuth + ")"},
-	{"@cap:auth-disabled-frontend", func(t *target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + envNoAuthFrontend + ")"},
-	{"@cap:clock", func(t *target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + envLater + ")"},
-	{"@cap:clock-frontend", func(t *target) bool { return t.LaterFrontend != "" }, "the frontend of an instance whose clock runs 25 hours ahead (" + envLaterFrontend + ")"},
-	{"@cap:replicas", func(t *target) bool { return t.ReplicaGMS != "" }, "a second instance of the same deployment (" + envReplica + ")"},
-	{"@cap:ui", func(t *target) bool { return t.Pages }, "a frontend that serves the sign-in and access tokens pages (its GET /login answers no sign-in form with data-testid=\"login-form\")"},
+	{"@cap:auth-disabled", func(t *Target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + EnvNoAuth + ")"},
+	{"@cap:auth-disabled-frontend", func(t *Target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + EnvNoAuthFrontend + ")"},
+	{"@cap:clock", func(t *Target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + EnvLater + ")"},
+	{"@cap:clock-frontend", func(t *Target) bool { return t.LaterFrontend != "" }, "the frontend of an instance whose clock runs 25 hours ahead (" + EnvLaterFrontend + ")"},
+	{"@cap:replicas", func(t *Target) bool { return t.ReplicaGMS != "" }, "a second instance of the same deployment (" + EnvReplica + ")"},
+	{"@cap:ui", func(t *Target) bool { return t.Pages }, "a frontend that serves the sign-in and access tokens pages (its GET /login answers no sign-in form with data-testid=\"login-form\")"},
 }
 
-// lacks says what the target lacks for the scenario, "" when nothing.
-func (t *target) lacks(sc *godog.Scenario) string {
+// Lacks says what the target lacks for the scenario, "" when nothing.
+func (t *Target) Lacks(sc *godog.Scenario) string {
 	for _, c := range capabilities {
 		if hasTag(sc, c.tag) && !c.has(t) {
 			return fmt.Sprintf("%s scenarios need %s", c.tag, c.need)
@@ -183,7 +183,7 @@ func (t *target) lacks(sc *godog.Scenario) string {
 }
 
 // close stops what the harness started for the target.
-func (t *target) close(ctx context.Context) error {
+func (t *Target) close(ctx context.Context) error {
 	if t == nil || t.stop == nil {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (t *target) close(ctx context.Context) error {
 }
 
 // describe names the target for the run's output, without secrets.
-func (t *target) describe() string {
+func (t *Target) describe() string {
 	noAuth := t.NoAuthGMS
 	if noAuth == "" {
 		noAuth = "none (@cap:auth-disabled scenarios are skipped)"

@@ -40,7 +40,7 @@ func hasCreatedTokenLasting(ctx context.Context, name, whom, duration string) er
 	if err := w.refusedAsBadRequestMakingNone(w.last); err != nil {
 		return err
 	}
-	w.notRun, w.notRunReason = statusSkipped, noExpiryRefused
+	w.notRun, w.notRunReason = StatusSkipped, noExpiryRefused
 	return godog.ErrSkip
 }
 
@@ -112,7 +112,7 @@ func ownExpiryIsTheSame(ctx context.Context) error {
 
 func timePasses(ctx context.Context) error {
 	w := theWorld(ctx)
-	if w.suite.target.LaterGMS == "" {
+	if w.suite.Target.LaterGMS == "" {
 		return godog.ErrSkip
 	}
 	w.later = true

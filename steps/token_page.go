@@ -48,7 +48,7 @@ func strangerOpensTokensPage(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := b.navigate(w.frontend() + tokensPath); err != nil {
+	if err := b.Navigate(w.frontend() + tokensPath); err != nil {
 		return w.uiFail(b, "opening the access tokens page: %v", err)
 	}
 	return nil
@@ -65,7 +65,7 @@ func pageTitled(ctx context.Context, title, section string) error {
 		return w.uiFail(b, "the page's title is %q, expected %q", h1, title)
 	}
 	var sections []string
-	if err := b.eval(`[...document.querySelectorAll("h2")].map(e => e.textContent.trim())`, &sections); err != nil {
+	if err := b.Eval(`[...document.querySelectorAll("h2")].map(e => e.textContent.trim())`, &sections); err != nil {
 		return w.uiFail(b, "%v", err)
 	}
 	if !slices.Contains(sections, section) {
@@ -82,7 +82,7 @@ func generateButtonIs(ctx context.Context, state string) error {
 		Text     string `json:"text"`
 		Disabled bool   `json:"disabled"`
 	}
-	if err := b.eval(`(() => { const e = document.querySelector('[data-testid="add-token-button"]');
+	if err := b.Eval(`(() => { const e = document.querySelector('[data-testid="add-token-button"]');
 		return e ? {found: true, text: e.textContent.trim(), disabled: e.disabled || e.getAttribute("aria-disabled") === "true"} : {found: false} })()`, &button); err != nil {
 		return w.uiFail(b, "%v", err)
 	}
@@ -100,19 +100,19 @@ func generateButtonIs(ctx context.Context, state string) error {
 		// start to leave (pagehide, beforeunload) or change its address
 		// before the tasks queued after the click have run; the check runs
 		// after those, with no fixed pause.
-		before := b.loadCount()
+		before := b.LoadCount()
 		var left bool
-		if err := b.eval(`new Promise(done => {
+		if err := b.Eval(`new Promise(done => {
 			let leaving = false;
 			const leave = () => { leaving = true };
 			addEventListener("beforeunload", leave); addEventListener("pagehide", leave);
 			const at = location.href;
 			document.querySelector('[data-testid="add-token-button"]').click();
 			setTimeout(() => requestAnimationFrame(() => setTimeout(() => done(leaving || location.href !== at), 0)), 0);
-		})`, &left); err != nil && b.loadCount() == before {
+		})`, &left); err != nil && b.LoadCount() == before {
 			return w.uiFail(b, "%v", err)
 		}
-		if left || b.loadCount() != before {
+		if left || b.LoadCount() != before {
 			return w.uiFail(b, "clicking the disabled button loaded another page")
 		}
 		if ok, _ := exists(b, `[data-testid="create-token-form"]`); ok {
@@ -177,7 +177,7 @@ func pageShowsNewToken(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !jwtShape.MatchString(t.raw) {
+	if !JWTShape.MatchString(t.raw) {
 		return w.uiFail(b, "the page shows a token that is not a JWT")
 	}
 	warning, err := text(b, `[data-testid="new-token-warning"]`)
@@ -260,8 +260,8 @@ func reloadsPage(ctx context.Context, name string) error {
 	}
 	// As a person does (F5): the browser loads the page's address again,
 	// sending a form again if that is what the page came from.
-	before := b.loadCount()
-	if err := b.eval(`location.reload(), true`, new(bool)); err != nil {
+	before := b.LoadCount()
+	if err := b.Eval(`location.reload(), true`, new(bool)); err != nil {
 		return w.uiFail(b, "reloading the page: %v", err)
 	}
 	return w.waitNewDocument(b, before, "reloading the page")
@@ -275,7 +275,7 @@ func pageNoLongerShowsToken(ctx context.Context) error {
 		return err
 	}
 	var html string
-	if err := b.run(chromedp.OuterHTML("html", &html, chromedp.ByQuery)); err != nil {
+	if err := b.Run(chromedp.OuterHTML("html", &html, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "%v", err)
 	}
 	if strings.Contains(html, t.raw) {
@@ -298,7 +298,7 @@ func pageListsToken(ctx context.Context) error {
 		return err
 	}
 	var row string
-	if err := b.eval(fmt.Sprintf(`((%s) || {}).textContent || ""`, fmt.Sprintf(tokenRowJS, t.name)), &row); err != nil {
+	if err := b.Eval(fmt.Sprintf(`((%s) || {}).textContent || ""`, fmt.Sprintf(tokenRowJS, t.name)), &row); err != nil {
 		return w.uiFail(b, "%v", err)
 	}
 	row = strings.Join(strings.Fields(row), " ")
@@ -328,7 +328,7 @@ func pageListsExpiry(ctx context.Context, listed string) error {
 	}
 	js := fmt.Sprintf(`(() => { const r = %s; const c = r && r.querySelector('[data-testid="token-expires"]');
 		return c ? {found: true, text: c.textContent.trim(), expiresAt: c.getAttribute("data-expires-at") || ""} : {found: false} })()`, fmt.Sprintf(tokenRowJS, t.name))
-	if err := b.eval(js, &cell); err != nil {
+	if err := b.Eval(js, &cell); err != nil {
 		return w.uiFail(b, "%v", err)
 	}
 	if !cell.Found {
@@ -392,7 +392,7 @@ func formNamesNoUser(ctx context.Context) error {
 		Type  string `json:"type"`
 		Value string `json:"value"`
 	}
-	if err := b.eval(formFieldsJS, &fields); err != nil {
+	if err := b.Eval(formFieldsJS, &fields); err != nil {
 		return w.uiFail(b, "%v", err)
 	}
 	if len(fields) == 0 {
@@ -454,7 +454,7 @@ func sendsFormWithBadCSRF(ctx context.Context, name, how, other string) error {
 		if err != nil {
 			return err
 		}
-		if err := ob.eval(`(document.querySelector('[data-testid="create-token-form"] [name="csrf_token"]') || {}).value || ""`, &csrf); err != nil {
+		if err := ob.Eval(`(document.querySelector('[data-testid="create-token-form"] [name="csrf_token"]') || {}).value || ""`, &csrf); err != nil {
 			return w.uiFail(ob, "%v", err)
 		}
 		if csrf == "" {
@@ -473,7 +473,7 @@ func sendsFormWithBadCSRF(ctx context.Context, name, how, other string) error {
 	if csrf != "" {
 		js = fmt.Sprintf(`document.querySelectorAll('[data-testid="create-token-form"] [name="csrf_token"]').forEach(e => e.value = %q), true`, csrf)
 	}
-	if err := b.eval(js, new(bool)); err != nil {
+	if err := b.Eval(js, new(bool)); err != nil {
 		return w.uiFail(b, "changing the form's CSRF token: %v", err)
 	}
 	return w.click(b, `[data-testid="create-token-button"]`, "Create")
@@ -482,7 +482,7 @@ func sendsFormWithBadCSRF(ctx context.Context, name, how, other string) error {
 func pageRefusesForm(ctx context.Context) error {
 	w := theWorld(ctx)
 	b := w.current
-	status, err := b.status()
+	status, err := b.Status()
 	if err != nil {
 		return w.uiFail(b, "%v", err)
 	}

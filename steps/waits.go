@@ -14,7 +14,7 @@ type waitStats struct {
 	longest atomic.Int64 // nanoseconds
 }
 
-func (s *waitStats) add(d time.Duration) {
+func (s *waitStats) Add(d time.Duration) {
 	s.count.Add(1)
 	s.total.Add(int64(d))
 	for {

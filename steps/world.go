@@ -43,7 +43,7 @@ type world struct {
 	// windowErr is what putting back the exclusive window's switches
 	// went wrong with, when this scenario was the window's last.
 	windowErr error
-	info      scenarioInfo
+	info      ScenarioInfo
 	// notRun is the status of a scenario that did not run (skipped,
 	// disabled, not run), with why; "" when it ran.
 	notRun, notRunReason string
@@ -128,7 +128,7 @@ func newWorld(s *suite, sc *godog.Scenario) *world {
 		}
 	}
 	w.http = newExpect(w)
-	w.secret(s.target.AdminToken)
+	w.secret(s.Target.AdminToken)
 	return w
 }
 
@@ -145,30 +145,30 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	w := newWorld(s, sc)
 	ctx = context.WithValue(ctx, worldKey{}, w)
 	w.started = time.Now()
-	w.info = s.results.info(sc.Name)
+	w.info = s.Results.Info(sc.Name)
 	// Reported as what happened, never as passed.
 	switch {
-	case s.ctx != nil && s.ctx.Err() != nil:
-		w.notRun, w.notRunReason = statusNotRun, "the run was interrupted"
-	case s.disabledCapability(w.info) != "":
-		w.notRun, w.notRunReason = statusDisabled, "capability "+s.disabledCapability(w.info)+" is switched off ("+envDisable+")"
-	case s.target.lacks(sc) != "":
-		w.notRun, w.notRunReason = statusSkipped, s.target.lacks(sc)
+	case s.Ctx != nil && s.Ctx.Err() != nil:
+		w.notRun, w.notRunReason = StatusNotRun, "the run was interrupted"
+	case s.DisabledCapability(w.info) != "":
+		w.notRun, w.notRunReason = StatusDisabled, "capability "+s.DisabledCapability(w.info)+" is switched off ("+EnvDisable+")"
+	case s.Target.Lacks(sc) != "":
+		w.notRun, w.notRunReason = StatusSkipped, s.Target.Lacks(sc)
 	}
-	if w.notRun == "" && s.sched != nil {
-		runCtx := s.ctx
+	if w.notRun == "" && s.Sched != nil {
+		runCtx := s.Ctx
 		if runCtx == nil {
 			runCtx = context.Background()
 		}
-		if why := s.sched.admit(runCtx, w.name); why != "" {
-			w.notRun, w.notRunReason = statusNotRun, why
+		if why := s.Sched.Admit(runCtx, w.name); why != "" {
+			w.notRun, w.notRunReason = StatusNotRun, why
 		} else {
 			w.admitted = true
 		}
 	}
 	if w.notRun != "" {
-		if s.sched != nil {
-			s.sched.leave(w.name, false, func() { s.closeWindow(w) })
+		if s.Sched != nil {
+			s.Sched.Leave(w.name, false, func() { s.closeWindow(w) })
 			if w.windowErr != nil {
 				// The window's last to leave was this scenario, which did
 				// not run: its report has no place for the error.
@@ -178,10 +178,10 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 		return ctx, godog.ErrSkip
 	}
 	w.started = time.Now() // the time it waited to start is not its own
-	if e, ok := s.base.entry(w.info); ok {
-		w.tolerated, w.toleratedReason = statusKnown, e.Why
-	} else if levelRank(w.info.Level) > levelRank(s.failOn) {
-		w.tolerated = statusWarning
+	if e, ok := s.Base.Entry(w.info); ok {
+		w.tolerated, w.toleratedReason = StatusKnown, e.Why
+	} else if LevelRank(w.info.Level) > LevelRank(s.FailOn) {
+		w.tolerated = StatusWarning
 	}
 	return ctx, nil
 }
@@ -195,15 +195,15 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 	if w.admitted {
 		w.admitted = false
 		// The window's last scenario puts its switches back here.
-		s.sched.leave(w.name, true, func() { s.closeWindow(w) })
+		s.Sched.Leave(w.name, true, func() { s.closeWindow(w) })
 		if w.windowErr != nil {
 			cleanupErr = errors.Join(cleanupErr, w.windowErr)
 		}
 	}
 	o := w.outcome(err, cleanupErr)
-	s.results.record(o)
-	if s.failFast && o.Status == statusFailed && s.sched != nil {
-		s.sched.stop("the run stopped at the first failure (" + envFailFast + ")")
+	s.Results.Record(o)
+	if s.FailFast && o.Status == StatusFailed && s.Sched != nil {
+		s.Sched.Stop("the run stopped at the first failure (" + EnvFailFast + ")")
 	}
 	return ctx, cleanupErr
 }
@@ -289,7 +289,7 @@ func (w *world) masked(s string) string {
 	w.mu.Lock()
 	secrets := append([]string(nil), w.secrets...)
 	w.mu.Unlock()
-	return mask(s, secrets...)
+	return Mask(s, secrets...)
 }
 
 func (w *world) addFailure(msg string) {
@@ -400,14 +400,14 @@ func (w *world) checkpoint() error {
 // target that is immediate, the first try is done and nothing waits.
 func (w *world) eventually(what string, try func() (done bool, miss error)) error {
 	began := time.Now()
-	deadline := began.Add(w.suite.target.Propagation)
+	deadline := began.Add(w.suite.Target.Propagation)
 	pause := 20 * time.Millisecond
 	waited := false
 	defer func() {
 		if waited {
 			d := time.Since(began)
 			w.waited += d
-			w.suite.waits.add(d)
+			w.suite.Waits.Add(d)
 		}
 	}()
 	for attempt := 1; ; attempt++ {
@@ -421,7 +421,7 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 				miss = w.fail("%s did not happen", what)
 			}
 			return w.fail("%s did not happen within the propagation window of %s (%s, %d attempts): %v",
-				what, w.suite.target.Propagation, envPropagation, attempt, miss)
+				what, w.suite.Target.Propagation, EnvPropagation, attempt, miss)
 		}
 		waited = true
 		w.sleep(pause)
@@ -431,9 +431,9 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 
 // sleep waits d, its slot given to another scenario meanwhile.
 func (w *world) sleep(d time.Duration) {
-	if w.admitted && w.suite.sched != nil {
-		w.suite.sched.pause()
-		defer w.suite.sched.resume()
+	if w.admitted && w.suite.Sched != nil {
+		w.suite.Sched.Pause()
+		defer w.suite.Sched.Resume()
 	}
 	time.Sleep(d)
 }
