@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/golang-jwt/jwt/v5"
 )
 
@@ -41,8 +42,8 @@ var surfaceList = []struct {
 	{"the frontend's v2 GraphQL endpoint", func(w *world, c caller) *answer { return w.askWhoAmI(c, c.frontend+"/api/v2/graphql") }},
 	{"the GraphiQL page", func(w *world, c caller) *answer { return w.getPage(c, c.gms+"/api/graphiql") }},
 	{"the frontend's GraphiQL page", func(w *world, c caller) *answer { return w.getPage(c, c.frontend+"/api/graphiql") }},
-	{"the metadata service's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierGMS, RootUser, false) }},
-	{"the frontend's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierFrontend, RootUser, false) }},
+	{"the metadata service's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierGMS, runner.RootUser, false) }},
+	{"the frontend's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierFrontend, runner.RootUser, false) }},
 	{"the ingestion endpoint", func(w *world, c caller) *answer {
 		w.dataset = w.newDataset()
 		return w.attemptIngestDescription(c, c.gms, w.dataset)
@@ -311,7 +312,7 @@ func asksWhoSheIsNamingAdmin(ctx context.Context, name, tier string) error {
 	if err != nil {
 		return err
 	}
-	c.headers = map[string]string{"X-DataHub-Actor": RootUser}
+	c.headers = map[string]string{"X-DataHub-Actor": runner.RootUser}
 	endpoint := c.gms + "/api/graphql"
 	if tier == "frontend" {
 		endpoint = c.frontend + "/api/graphql"
@@ -337,7 +338,7 @@ func createsTagNamingAdmin(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	c.headers = map[string]string{"X-DataHub-Actor": RootUser}
+	c.headers = map[string]string{"X-DataHub-Actor": runner.RootUser}
 	w.tag = w.newTag()
 	w.last = w.attemptCreateTag(c, w.tag)
 	return w.checkpoint()

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/catalogspec/catalogspec"
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/cucumber/godog"
 )
 
@@ -33,7 +34,7 @@ func (d *Definitions) Load() error {
 }
 
 // Preflight checks the target before any scenario runs (preflight.go).
-func (d *Definitions) Preflight(ctx context.Context, t *Target) error {
+func (d *Definitions) Preflight(ctx context.Context, t *runner.Target) error {
 	return preflight(ctx, t, d)
 }
 
@@ -50,7 +51,7 @@ func (d *Definitions) ThrowsSwitch(step string) bool {
 
 // Scenarios returns the initializer that wires the hooks and steps into
 // each scenario of the run r.
-func (d *Definitions) Scenarios(r *Suite) func(*godog.ScenarioContext) {
+func (d *Definitions) Scenarios(r *runner.Suite) func(*godog.ScenarioContext) {
 	s := &suite{Suite: r, Definitions: d, steps: compileSteps()}
 	return s.initScenario
 }

@@ -12,14 +12,11 @@ import (
 )
 
 // supportFiles are the files of the package that hold no steps: the world
-// a scenario lives in, the client the steps talk through, and the runner's
-// parts that still live here.
+// a scenario lives in, the client the steps talk through, what the runner
+// takes of the steps (definitions.go, preflight.go).
 var supportFiles = []string{
-	"baseline", "browser", "catalog", "client", "documents", "junit", "lag",
-	"native_users", "outcome", "pending", "preflight", "procattr_linux",
-	"procattr_other", "reference", "report", "results", "run", "schedule",
-	"sessions", "steps", "switches", "target", "world", "doc", "definitions",
-	"suite", "mask", "waits",
+	"client", "definitions", "doc", "documents", "native_users", "outcome",
+	"pending", "preflight", "sessions", "steps", "switches", "world",
 }
 
 // TestEveryFeatureHasItsStepsFile keeps doc.go's rule: steps/x.go holds the

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
@@ -410,14 +411,14 @@ func anonymousOpenAPI(ctx context.Context, does, tier string) error {
 		w.batch = w.twoDatasetsBatch(w.newDataset(), w.newDataset())
 		a = w.writeOpenAPI(c, tier)
 	case "reads an entity", "reads an aspect", "reads a batch":
-		path := "/openapi/v3/entity/corpuser/" + sdkclient.URLEncode(RootUser)
+		path := "/openapi/v3/entity/corpuser/" + sdkclient.URLEncode(runner.RootUser)
 		method := http.MethodGet
 		var body []byte
 		switch does {
 		case "reads an aspect":
 			path += "/corpUserKey"
 		case "reads a batch":
-			method, path, body = http.MethodPost, sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody([]string{RootUser}, nil)
+			method, path, body = http.MethodPost, sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody([]string{runner.RootUser}, nil)
 		}
 		a = w.sdkSend(c, method, base(c, tier)+path, body)
 		a.noEffect = nothingToCheck

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/cucumber/godog"
 )
 
@@ -106,8 +107,8 @@ func settle(ctx context.Context, err error) error {
 
 // outcome is the scenario's result, once it has ended. stepErr is what
 // godog passed to the After hook; cleanupErr what cleaning up reported.
-func (w *world) outcome(stepErr, cleanupErr error) *Outcome {
-	o := &Outcome{ScenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
+func (w *world) outcome(stepErr, cleanupErr error) *runner.Outcome {
+	o := &runner.Outcome{ScenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
 	if !w.suite.Began.IsZero() {
 		o.Start = w.started.Sub(w.suite.Began).Seconds()
 	}
@@ -123,12 +124,12 @@ func (w *world) outcome(stepErr, cleanupErr error) *Outcome {
 	case w.failure != nil && w.tolerated != "":
 		o.Status, o.Reason = w.tolerated, w.toleratedReason
 	case w.failure != nil:
-		o.Status = StatusFailed
+		o.Status = runner.StatusFailed
 	case cleanupErr != nil:
-		o.Status = StatusFailed
+		o.Status = runner.StatusFailed
 		w.failedStep, w.failure, w.failCurl = "(cleaning up after the scenario)", cleanupErr, w.curlOfLastRequest()
 	default:
-		o.Status = StatusPassed
+		o.Status = runner.StatusPassed
 		return o
 	}
 	o.Step = w.failedStep

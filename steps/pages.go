@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	"github.com/cucumber/godog"
@@ -31,9 +32,9 @@ func registerPagesSteps(s stepRegistrar) {
 
 // uiState is what the browser steps keep in a scenario.
 type uiState struct {
-	pages   map[string]*Page // each person's browser, by name; "someone" for a stranger
-	current *Page            // the browser that acted last
-	shown   *shownToken      // the token a page showed last
+	pages   map[string]*runner.Page // each person's browser, by name; "someone" for a stranger
+	current *runner.Page            // the browser that acted last
+	shown   *shownToken             // the token a page showed last
 	// kept are cookies a step kept, to be tried after the browser lost them.
 	kept []*network.Cookie
 	// attempt and loginError are the last failed sign-in attempt and what
@@ -61,20 +62,20 @@ func (w *world) frontend() string {
 }
 
 // browserOf returns who's browser, opening one on first use.
-func (w *world) browserOf(name string) (*Page, error) {
+func (w *world) browserOf(name string) (*runner.Page, error) {
 	if p, ok := w.pages[name]; ok {
 		w.current = p
 		return p, nil
 	}
 	if w.suite.Browser == nil {
-		return nil, w.fail("this run has no browser: the @ui scenarios need one (%s)", EnvBrowser)
+		return nil, w.fail("this run has no browser: the @ui scenarios need one (%s)", runner.EnvBrowser)
 	}
 	p, err := w.suite.Browser.NewPage()
 	if err != nil {
 		return nil, w.fail("opening a browser for %s: %v", name, err)
 	}
 	if w.pages == nil {
-		w.pages = map[string]*Page{}
+		w.pages = map[string]*runner.Page{}
 	}
 	w.pages[name] = p
 	w.current = p
@@ -83,7 +84,7 @@ func (w *world) browserOf(name string) (*Page, error) {
 }
 
 // uiFail is a failing browser step: what went wrong, and where the page is.
-func (w *world) uiFail(p *Page, format string, args ...any) error {
+func (w *world) uiFail(p *runner.Page, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if p != nil {
 		if u, err := p.Location(); err == nil {
@@ -161,7 +162,7 @@ func (w *world) setPasswordWithResetToken(a *answer, p *person, frontend string)
 // signedIn gives p's browser the session the frontend opened when p's
 // password was set: p is signed in without the sign-in page (which
 // signsIn and the sign-in scenarios use).
-func (w *world) signedIn(p *person) (*Page, error) {
+func (w *world) signedIn(p *person) (*runner.Page, error) {
 	if err := w.givePassword(p); err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func (w *world) signedIn(p *person) (*Page, error) {
 }
 
 // signIn signs p in through the sign-in page in p's browser.
-func (w *world) signIn(p *person) (*Page, error) {
+func (w *world) signIn(p *person) (*runner.Page, error) {
 	if err := w.givePassword(p); err != nil {
 		return nil, err
 	}
@@ -212,7 +213,7 @@ func (w *world) signIn(p *person) (*Page, error) {
 }
 
 // submitLogin fills in and sends the sign-in form.
-func (w *world) submitLogin(b *Page, username, password string) error {
+func (w *world) submitLogin(b *runner.Page, username, password string) error {
 	err := b.Run(
 		chromedp.Navigate(w.frontend()+"/login"),
 		chromedp.WaitVisible(`[data-testid="login-form"]`, chromedp.ByQuery),
@@ -227,7 +228,7 @@ func (w *world) submitLogin(b *Page, username, password string) error {
 
 // click clicks the element sel, which leads to another page, and waits
 // for that page to load.
-func (w *world) click(b *Page, sel, what string) error {
+func (w *world) click(b *runner.Page, sel, what string) error {
 	if err := b.Run(chromedp.WaitVisible(sel, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "finding %s: %v", what, err)
 	}
@@ -240,22 +241,22 @@ func (w *world) click(b *Page, sel, what string) error {
 
 // waitNewDocument waits until the page has loaded a document after the
 // first before: the answer to a form sent or a link followed.
-func (w *world) waitNewDocument(b *Page, before int, what string) error {
-	if !b.WaitLoadAfter(before, UITimeout) {
-		return w.uiFail(b, "%s led to no new page within %s", what, UITimeout)
+func (w *world) waitNewDocument(b *runner.Page, before int, what string) error {
+	if !b.WaitLoadAfter(before, runner.UITimeout) {
+		return w.uiFail(b, "%s led to no new page within %s", what, runner.UITimeout)
 	}
 	return nil
 }
 
 // text is the trimmed text of the element sel, "" when there is none.
-func text(b *Page, sel string) (string, error) {
+func text(b *runner.Page, sel string) (string, error) {
 	var s string
 	err := b.Eval(fmt.Sprintf(`((document.querySelector(%q) || {}).textContent || "").trim()`, sel), &s)
 	return strings.Join(strings.Fields(s), " "), err
 }
 
 // exists says whether the page has an element sel.
-func exists(b *Page, sel string) (bool, error) {
+func exists(b *runner.Page, sel string) (bool, error) {
 	var ok bool
 	err := b.Eval(fmt.Sprintf(`document.querySelector(%q) !== null`, sel), &ok)
 	return ok, err
@@ -270,7 +271,7 @@ type fetchAnswer struct {
 
 // fetchGraphQL posts a GraphQL document from the page to the frontend's
 // /api/graphql, with the browser's cookies, as a script of the page would.
-func (w *world) fetchGraphQL(b *Page, who, doc string, vars map[string]any) (*answer, error) {
+func (w *world) fetchGraphQL(b *runner.Page, who, doc string, vars map[string]any) (*answer, error) {
 	body, err := json.Marshal(graphQLRequest{Query: doc, Variables: vars})
 	if err != nil {
 		return nil, err
@@ -304,7 +305,7 @@ func isSignedIn(ctx context.Context, name string) error {
 
 const tokensPath = "/settings/tokens"
 
-func (w *world) openTokensPage(name string) (*Page, error) {
+func (w *world) openTokensPage(name string) (*runner.Page, error) {
 	b, err := w.browserOf(name)
 	if err != nil {
 		return nil, err
@@ -322,7 +323,7 @@ func (w *world) openTokensPage(name string) (*Page, error) {
 // tokens page in b lists the token named (or, with want false, no longer
 // does), opening the page again while it does not: the page lists tokens
 // from DataHub's search index, which lags behind making and revoking them.
-func (w *world) untilTokenListed(b *Page, name string, want bool) error {
+func (w *world) untilTokenListed(b *runner.Page, name string, want bool) error {
 	what := fmt.Sprintf("the access tokens page listing the token %q", name)
 	if !want {
 		what = fmt.Sprintf("the access tokens page no longer listing the token %q", name)
@@ -384,7 +385,7 @@ var durationLabels = map[string]string{
 }
 
 // openTokenForm opens the page and its form that makes a token.
-func (w *world) openTokenForm(name string) (*Page, error) {
+func (w *world) openTokenForm(name string) (*runner.Page, error) {
 	b, err := w.openTokensPage(name)
 	if err != nil {
 		return nil, err
@@ -399,7 +400,7 @@ func (w *world) openTokenForm(name string) (*Page, error) {
 }
 
 // fillTokenForm fills in the token form with a new name and description.
-func (w *world) fillTokenForm(b *Page, owner *person, choice string) (*shownToken, error) {
+func (w *world) fillTokenForm(b *runner.Page, owner *person, choice string) (*shownToken, error) {
 	t := &shownToken{name: w.unique("page-token"), description: "Made in the page by the catalogspec scenario: " + w.name, owner: owner}
 	actions := []chromedp.Action{
 		chromedp.SetValue(`[data-testid="token-name-input"]`, t.name, chromedp.ByQuery),
@@ -420,7 +421,7 @@ func (w *world) fillTokenForm(b *Page, owner *person, choice string) (*shownToke
 
 // readShownToken reads the token the page shows after Create, and has it
 // revoked at the end of the scenario.
-func (w *world) readShownToken(b *Page, t *shownToken) error {
+func (w *world) readShownToken(b *runner.Page, t *shownToken) error {
 	if err := b.Run(chromedp.WaitVisible(`[data-testid="new-token-value"]`, chromedp.ByQuery)); err != nil {
 		return w.uiFail(b, "the page shows no new token after Create: %v", err)
 	}
@@ -449,7 +450,7 @@ func (w *world) readShownToken(b *Page, t *shownToken) error {
 // only where the service refuses to make tokens that never expire (as
 // DataHub's page hides "Never" then), and the scenario is then skipped,
 // saying why; wrong where the service makes them.
-func (w *world) neverNotOffered(b *Page, name string) error {
+func (w *world) neverNotOffered(b *runner.Page, name string) error {
 	if p := w.person(name); p.token == "" {
 		// Asked through the API with a token of the person's own.
 		if err := w.giveToken(p); err != nil {
@@ -465,7 +466,7 @@ func (w *world) neverNotOffered(b *Page, name string) error {
 	if err := w.refusedAsBadRequestMakingNone(w.last); err != nil {
 		return err
 	}
-	w.notRun, w.notRunReason = StatusSkipped, noExpiryRefused
+	w.notRun, w.notRunReason = runner.StatusSkipped, noExpiryRefused
 	return godog.ErrSkip
 }
 
@@ -486,7 +487,7 @@ var expiryLengths = map[string]time.Duration{
 const tokenRowJS = `[...document.querySelectorAll('[data-testid="token-row"]')].find(r => r.getAttribute("data-token-name") === %q)`
 
 // startRevoking clicks the token's Revoke and waits for the confirmation.
-func (w *world) startRevoking(name string) (*Page, error) {
+func (w *world) startRevoking(name string) (*runner.Page, error) {
 	t, err := w.shownToken()
 	if err != nil {
 		return nil, err
@@ -522,7 +523,7 @@ const formFieldsJS = `[...document.querySelectorAll('[data-testid="create-token-
 var tokenFormFields = []string{"csrf_token", "name", "description", "duration"}
 
 // addFields adds hidden fields to the token form.
-func addFields(b *Page, fields map[string]string) error {
+func addFields(b *runner.Page, fields map[string]string) error {
 	js, _ := json.Marshal(fields)
 	return b.Eval(fmt.Sprintf(`(() => { const f = document.querySelector('[data-testid="create-token-form"]');
 		for (const [k, v] of Object.entries(%s)) { const i = document.createElement("input"); i.type = "hidden"; i.name = k; i.value = v; f.appendChild(i) }
@@ -583,8 +584,8 @@ func (w *world) runInGraphiQL(name, query, headers string) error {
 	result := fmt.Sprintf(`(() => { const e = document.querySelector(%q);
 		const t = e && e.CodeMirror ? e.CodeMirror.getValue() : (e ? e.textContent : "");
 		return t.includes('"data"') || t.includes('"errors"') ? t : false })()`, graphiqlResult+" .CodeMirror")
-	if err := b.Run(chromedp.Poll(result, &out, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(UITimeout))); err != nil {
-		return w.uiFail(b, "GraphiQL showed no result within %s: %v", UITimeout, err)
+	if err := b.Run(chromedp.Poll(result, &out, chromedp.WithPollingMutation(), chromedp.WithPollingTimeout(runner.UITimeout))); err != nil {
+		return w.uiFail(b, "GraphiQL showed no result within %s: %v", runner.UITimeout, err)
 	}
 	w.result = out
 	return nil

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // registerPoliciesSteps registers the steps of features/policies.feature.
@@ -223,7 +225,7 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 	case "VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE":
 		urn := probeURN(resources, "")
 		if urn == "" {
-			urn = RootUser
+			urn = runner.RootUser
 		}
 		return w.untilReads(c, what, urn)
 	}

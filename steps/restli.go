@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
@@ -498,9 +499,9 @@ func anonymousRestli(ctx context.Context, does, tier string) error {
 	var a *answer
 	switch does {
 	case "reads an aspect":
-		a = w.readAspect(c, tier, RootUser, "corpUserKey")
+		a = w.readAspect(c, tier, runner.RootUser, "corpUserKey")
 	case "reads an entity":
-		a = w.readEntityV2(c, tier, RootUser, nil)
+		a = w.readEntityV2(c, tier, runner.RootUser, nil)
 	case "writes a batch":
 		w.batch = w.twoDatasetsBatch(w.newDataset(), w.newDataset())
 		a = w.writeBatch(c, tier)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
@@ -117,7 +118,7 @@ func (w *world) memoryItem(d *datasetRecord) batchItem {
 	description := "Remembered by the catalogspec scenario " + w.unique("memory")
 	return batchItem{
 		urn:   d.urn,
-		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "institutionalMemory", Aspect: memoryAspect("https://example.com/"+w.unique("doc"), description, RootUser)},
+		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "institutionalMemory", Aspect: memoryAspect("https://example.com/"+w.unique("doc"), description, runner.RootUser)},
 		class: "com.linkedin.common.InstitutionalMemory",
 		shows: func(v json.RawMessage) bool {
 			var m institutionalMemory

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
@@ -434,7 +435,7 @@ func followsSignInLink(ctx context.Context, name, how string) error {
 	// having asked for it.
 	before, asked := b.LoadCount(), len(b.Seen())
 	go func() { _ = b.Navigate(link) }()
-	for deadline := time.Now().Add(UITimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(runner.UITimeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if b.LoadCount() > before {
 			return nil
 		}
@@ -444,7 +445,7 @@ func followsSignInLink(ctx context.Context, name, how string) error {
 			}
 		}
 	}
-	return w.uiFail(b, "opening %s led to no page within %s", link, UITimeout)
+	return w.uiFail(b, "opening %s led to no page within %s", link, runner.UITimeout)
 }
 
 func rightPasswordThrottled(ctx context.Context, name string) error {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // Switches: what an @exclusive scenario changes for every user (a boot
@@ -246,7 +248,7 @@ func (w *world) untilWithdrawnFrom(p *person, privileges []string) error {
 			})
 		} else if priv == "VIEW_ENTITY_PAGE" || priv == "GET_ENTITY_PRIVILEGE" {
 			err = w.eventually(what, func() (bool, error) {
-				a := w.readEntity(c, tierGMS, RootUser, false)
+				a := w.readEntity(c, tierGMS, runner.RootUser, false)
 				return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
 			})
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/cucumber/godog"
 )
 
@@ -40,7 +41,7 @@ func hasCreatedTokenLasting(ctx context.Context, name, whom, duration string) er
 	if err := w.refusedAsBadRequestMakingNone(w.last); err != nil {
 		return err
 	}
-	w.notRun, w.notRunReason = StatusSkipped, noExpiryRefused
+	w.notRun, w.notRunReason = runner.StatusSkipped, noExpiryRefused
 	return godog.ErrSkip
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/chromedp/chromedp"
 )
 
@@ -177,7 +178,7 @@ func pageShowsNewToken(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !JWTShape.MatchString(t.raw) {
+	if !runner.JWTShape.MatchString(t.raw) {
 		return w.uiFail(b, "the page shows a token that is not a JWT")
 	}
 	warning, err := text(b, `[data-testid="new-token-warning"]`)

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 )
@@ -19,7 +20,7 @@ import (
 // GraphQL documents, the starting policies), the exclusive window's
 // switches, and the steps compiled once.
 type suite struct {
-	*Suite
+	*runner.Suite
 	*Definitions
 	// switches are what the exclusive window changes for every user, by
 	// name (switches.go).
@@ -43,7 +44,7 @@ type world struct {
 	// windowErr is what putting back the exclusive window's switches
 	// went wrong with, when this scenario was the window's last.
 	windowErr error
-	info      ScenarioInfo
+	info      runner.ScenarioInfo
 	// notRun is the status of a scenario that did not run (skipped,
 	// disabled, not run), with why; "" when it ran.
 	notRun, notRunReason string
@@ -149,11 +150,11 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	// Reported as what happened, never as passed.
 	switch {
 	case s.Ctx != nil && s.Ctx.Err() != nil:
-		w.notRun, w.notRunReason = StatusNotRun, "the run was interrupted"
+		w.notRun, w.notRunReason = runner.StatusNotRun, "the run was interrupted"
 	case s.DisabledCapability(w.info) != "":
-		w.notRun, w.notRunReason = StatusDisabled, "capability "+s.DisabledCapability(w.info)+" is switched off ("+EnvDisable+")"
+		w.notRun, w.notRunReason = runner.StatusDisabled, "capability "+s.DisabledCapability(w.info)+" is switched off ("+runner.EnvDisable+")"
 	case s.Target.Lacks(sc) != "":
-		w.notRun, w.notRunReason = StatusSkipped, s.Target.Lacks(sc)
+		w.notRun, w.notRunReason = runner.StatusSkipped, s.Target.Lacks(sc)
 	}
 	if w.notRun == "" && s.Sched != nil {
 		runCtx := s.Ctx
@@ -161,7 +162,7 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 			runCtx = context.Background()
 		}
 		if why := s.Sched.Admit(runCtx, w.name); why != "" {
-			w.notRun, w.notRunReason = StatusNotRun, why
+			w.notRun, w.notRunReason = runner.StatusNotRun, why
 		} else {
 			w.admitted = true
 		}
@@ -179,9 +180,9 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	}
 	w.started = time.Now() // the time it waited to start is not its own
 	if e, ok := s.Base.Entry(w.info); ok {
-		w.tolerated, w.toleratedReason = StatusKnown, e.Why
-	} else if LevelRank(w.info.Level) > LevelRank(s.FailOn) {
-		w.tolerated = StatusWarning
+		w.tolerated, w.toleratedReason = runner.StatusKnown, e.Why
+	} else if runner.LevelRank(w.info.Level) > runner.LevelRank(s.FailOn) {
+		w.tolerated = runner.StatusWarning
 	}
 	return ctx, nil
 }
@@ -202,8 +203,8 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 	}
 	o := w.outcome(err, cleanupErr)
 	s.Results.Record(o)
-	if s.FailFast && o.Status == StatusFailed && s.Sched != nil {
-		s.Sched.Stop("the run stopped at the first failure (" + EnvFailFast + ")")
+	if s.FailFast && o.Status == runner.StatusFailed && s.Sched != nil {
+		s.Sched.Stop("the run stopped at the first failure (" + runner.EnvFailFast + ")")
 	}
 	return ctx, cleanupErr
 }
@@ -289,7 +290,7 @@ func (w *world) masked(s string) string {
 	w.mu.Lock()
 	secrets := append([]string(nil), w.secrets...)
 	w.mu.Unlock()
-	return Mask(s, secrets...)
+	return runner.Mask(s, secrets...)
 }
 
 func (w *world) addFailure(msg string) {
@@ -421,7 +422,7 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 				miss = w.fail("%s did not happen", what)
 			}
 			return w.fail("%s did not happen within the propagation window of %s (%s, %d attempts): %v",
-				what, w.suite.Target.Propagation, EnvPropagation, attempt, miss)
+				what, w.suite.Target.Propagation, runner.EnvPropagation, attempt, miss)
 		}
 		waited = true
 		w.sleep(pause)

@@ -1,4 +1,4 @@
-package steps
+package runner
 
 import (
 	"context"
@@ -44,7 +44,7 @@ const (
 	envConcurrency = "CATALOGSPEC_CONCURRENCY"
 	envSeed        = "CATALOGSPEC_SEED"
 	envFormat      = "CATALOGSPEC_FORMAT"
-	envReports     = "CATALOGSPEC_REPORTS_DIR"
+	EnvReports     = "CATALOGSPEC_REPORTS_DIR"
 	EnvFailFast    = "CATALOGSPEC_FAIL_FAST"
 )
 
@@ -132,7 +132,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		}
 		c.Format = v
 	}
-	if v := getenv(envReports); v != "" {
+	if v := getenv(EnvReports); v != "" {
 		c.ReportsDir = v
 	}
 	switch v := getenv(EnvFailFast); v {

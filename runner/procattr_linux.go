@@ -1,6 +1,6 @@
 //go:build linux
 
-package steps
+package runner
 
 import (
 	"os/exec"

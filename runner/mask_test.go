@@ -1,4 +1,4 @@
-package steps
+package runner
 
 import (
 	"strings"
@@ -86,13 +86,5 @@ func TestMaskLogLine(t *testing.T) {
 	line := "catalogd: generated a password for the root user urn:li:corpuser:datahub; it is shown this once: Zm9vYmFyYmF6"
 	if out := maskLogLine(line); strings.Contains(out, "Zm9vYmFyYmF6") {
 		t.Errorf("maskLogLine kept the password: %s", out)
-	}
-}
-
-func TestPercentEncode(t *testing.T) {
-	got := percentEncode("urn:li:dataset:(urn:li:dataPlatform:hive,a-b_c.d~e,PROD)")
-	want := "urn%3Ali%3Adataset%3A%28urn%3Ali%3AdataPlatform%3Ahive%2Ca-b_c.d~e%2CPROD%29"
-	if got != want {
-		t.Errorf("percentEncode = %s, want %s", got, want)
 	}
 }
