@@ -169,114 +169,54 @@ type Steps interface {
 }
 
 // Run checks the target against the features with the step definitions
-// defs and writes the reports; it returns the exit code.
+// defs and writes the reports; it returns the exit code. Each stage is a
+// function below, in the order a run goes through them.
 func Run(ctx context.Context, cfg Config, defs Steps) int {
-	out := cfg.Stdout
-	if out == nil {
-		out = os.Stdout
+	if cfg.Stdout == nil {
+		cfg.Stdout = os.Stdout
 	}
 	if cfg.Getenv == nil {
 		cfg.Getenv = os.Getenv
 	}
-	stop := func(format string, args ...any) int {
-		fmt.Fprintf(out, "catalogspec: "+format+"\n", args...)
+	out := cfg.Stdout
+	stop := func(err error) int {
+		fmt.Fprintf(out, "catalogspec: %v\n", err)
 		return ExitConfig
 	}
 
-	catalog, err := readCatalog(catalogspec.Features(), "features")
+	catalog, selected, err := selectScenarios(cfg)
 	if err != nil {
-		return stop("reading the features: %v", err)
-	}
-	if problems := checkCatalog(catalog); len(problems) > 0 {
-		return stop("the features are not well formed:\n  %s", strings.Join(problems, "\n  "))
-	}
-	expr := tagExpression(cfg.Tags)
-	if unknown := expr.unknownTags(catalog); len(unknown) > 0 {
-		return stop("%s=%q names %s, which no scenario carries; the tags in use are %s",
-			envTags, cfg.Tags, strings.Join(unknown, ", "), strings.Join(tagsInUse(catalog), " "))
-	}
-	var selected []ScenarioInfo
-	for _, s := range catalog {
-		if expr.matches(s.Tags) && (cfg.Only == nil || cfg.Only(s.Name)) {
-			selected = append(selected, s)
-		}
-	}
-	if len(selected) == 0 {
-		if cfg.Only != nil {
-			return stop("no scenario matches both %s=%q and go test's -run pattern: nothing would be checked", envTags, cfg.Tags)
-		}
-		return stop("%s=%q selects no scenario: nothing would be checked", envTags, cfg.Tags)
+		return stop(err)
 	}
 	var base *Baseline
 	if cfg.Baseline != "" {
 		if base, err = readBaseline(cfg.Baseline, catalog); err != nil {
-			return stop("%s: %v", envBaseline, err)
+			return stop(fmt.Errorf("%s: %w", envBaseline, err))
 		}
 	}
 	if err := defs.Load(); err != nil {
-		return stop("%v", err)
+		return stop(err)
 	}
-	reportsDir, err := filepath.Abs(cfg.ReportsDir)
-	if err == nil {
-		err = os.MkdirAll(reportsDir, 0o755)
-	}
+	reportsDir, err := clearReports(cfg.ReportsDir)
 	if err != nil {
-		return stop("reports directory %s: %v", cfg.ReportsDir, err)
+		return stop(err)
 	}
-	// Reports of an earlier run must not pass for this one's.
-	for _, name := range reportFiles {
-		_ = os.Remove(filepath.Join(reportsDir, name))
-	}
-	_ = os.RemoveAll(filepath.Join(reportsDir, "screenshots"))
-
-	// A first Ctrl-C stops starting scenarios and lets the running ones
-	// finish, so that the reports are written whole; a second one kills.
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, interrupted, cancel := onInterrupt(ctx, out)
 	defer cancel()
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	var interrupted atomic.Bool
-	go func() {
-		select {
-		case <-signals:
-			interrupted.Store(true)
-			fmt.Fprintln(out, "\ncatalogspec: interrupted: finishing the running scenarios and writing the reports (interrupt again to stop at once)")
-			signal.Stop(signals) // a second signal kills as usual
-			cancel()
-		case <-runCtx.Done():
-			signal.Stop(signals)
-		}
-	}()
 
 	tgt, err := newTarget(runCtx, cfg.Getenv, reportsDir)
 	if err != nil {
-		return stop("no target: %v", err)
+		return stop(fmt.Errorf("no target: %w", err))
 	}
-	defer func() {
-		stopCtx, cancelStop := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		defer cancelStop()
-		if err := tgt.close(stopCtx); err != nil {
-			fmt.Fprintf(out, "catalogspec: stopping the reference: %v\n", err)
-		}
-	}()
-	failOn := cfg.FailOn
-	if failOn == "" {
-		failOn = levelMust
-		if tgt.Reference {
-			failOn = levelShould // the reference follows every recommendation
-		}
-	}
+	defer stopTarget(ctx, tgt, out)
+	failOn := failOnFor(cfg.FailOn, tgt)
 	fmt.Fprintf(out, "catalogspec %s (spec %s): target %s\n", Version, catalogspec.SpecVersion, tgt.describe())
 	if err := defs.Preflight(runCtx, tgt); err != nil {
-		return stop("preflight: %v", err)
+		return stop(fmt.Errorf("preflight: %w", err))
 	}
-	var b *Browser
-	if needsBrowser(selected, cfg.Disabled, tgt) {
-		path, err := findBrowser(cfg.Getenv)
-		if err != nil {
-			return stop("the @ui scenarios drive a browser, and there is none: %v; or leave them out with %s='~@ui' or %s=ui", err, envTags, EnvDisable)
-		}
-		b = &Browser{path: path}
+	b, err := browserFor(cfg, selected, tgt)
+	if err != nil {
+		return stop(err)
 	}
 	fmt.Fprintf(out, "catalogspec: %d of %d scenarios selected (%s=%q), failing on %s and above, seed %d (set %s=%d to repeat the order), concurrency %d\n",
 		len(selected), len(catalog), envTags, cfg.Tags, failOn, cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
@@ -296,27 +236,172 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		ReportsDir: reportsDir,
 		Sched:      sched,
 		FailFast:   cfg.FailFast,
+		Browser:    b,
 	}
-	s.Browser = b
 	if b != nil {
 		defer b.close()
-		// Started beside the first scenarios (it takes seconds), once
-		// those that must run on a quiet machine are done.
-		go func() {
-			select {
-			case <-sched.quiet:
-				_ = b.start()
-			case <-runCtx.Done():
-			}
-		}()
+		startWhenQuiet(runCtx, b, sched)
 	}
-	cucumberPartial := filepath.Join(reportsDir, "cucumber.json.partial")
-	cucumberFile, err := os.Create(cucumberPartial)
+	cucumber, err := openCucumber(reportsDir)
 	if err != nil {
-		return stop("reports: %v", err)
+		return stop(err)
 	}
-	defer cucumberFile.Close()
-	cucumberOut.Store(&writerBox{cucumberFile})
+	defer cucumber.Close()
+	elapsed, err := runScenarios(cfg, defs, s, len(selected))
+	if err != nil {
+		return stop(err)
+	}
+	if err := cucumber.Close(); err != nil {
+		return stop(fmt.Errorf("reports: %w", err))
+	}
+
+	res := s.Results.finish(selected, interrupted.Load(), cfg.FailFast)
+	code := ExitConformant
+	if res.judge(base) {
+		code = ExitFailed
+	}
+	if !writeReports(out, cfg, res, s, elapsed) {
+		return ExitConfig
+	}
+	if interrupted.Load() {
+		return ExitConfig // not everything was judged
+	}
+	return code
+}
+
+// selectScenarios reads the features and picks the scenarios the run's
+// tags (and go test's -run pattern) select: the whole catalog, and the
+// selection.
+func selectScenarios(cfg Config) (catalog, selected []ScenarioInfo, err error) {
+	catalog, err = readCatalog(catalogspec.Features(), "features")
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading the features: %w", err)
+	}
+	if problems := checkCatalog(catalog); len(problems) > 0 {
+		return nil, nil, fmt.Errorf("the features are not well formed:\n  %s", strings.Join(problems, "\n  "))
+	}
+	expr := tagExpression(cfg.Tags)
+	if unknown := expr.unknownTags(catalog); len(unknown) > 0 {
+		return nil, nil, fmt.Errorf("%s=%q names %s, which no scenario carries; the tags in use are %s",
+			envTags, cfg.Tags, strings.Join(unknown, ", "), strings.Join(tagsInUse(catalog), " "))
+	}
+	for _, s := range catalog {
+		if expr.matches(s.Tags) && (cfg.Only == nil || cfg.Only(s.Name)) {
+			selected = append(selected, s)
+		}
+	}
+	if len(selected) == 0 {
+		if cfg.Only != nil {
+			return nil, nil, fmt.Errorf("no scenario matches both %s=%q and go test's -run pattern: nothing would be checked", envTags, cfg.Tags)
+		}
+		return nil, nil, fmt.Errorf("%s=%q selects no scenario: nothing would be checked", envTags, cfg.Tags)
+	}
+	return catalog, selected, nil
+}
+
+// clearReports makes the reports directory and removes an earlier run's
+// reports from it, which must not pass for this one's; it returns the
+// directory's absolute path.
+func clearReports(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err == nil {
+		err = os.MkdirAll(abs, 0o755)
+	}
+	if err != nil {
+		return "", fmt.Errorf("reports directory %s: %w", dir, err)
+	}
+	for _, name := range reportFiles {
+		_ = os.Remove(filepath.Join(abs, name))
+	}
+	_ = os.RemoveAll(filepath.Join(abs, "screenshots"))
+	return abs, nil
+}
+
+// onInterrupt returns a context that a first Ctrl-C (or SIGTERM) ends: no
+// scenario starts after it and the running ones finish, so that the
+// reports are written whole; a second one kills. interrupted says whether
+// it came.
+func onInterrupt(ctx context.Context, out io.Writer) (runCtx context.Context, interrupted *atomic.Bool, cancel context.CancelFunc) {
+	runCtx, cancel = context.WithCancel(ctx)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	interrupted = new(atomic.Bool)
+	go func() {
+		select {
+		case <-signals:
+			interrupted.Store(true)
+			fmt.Fprintln(out, "\ncatalogspec: interrupted: finishing the running scenarios and writing the reports (interrupt again to stop at once)")
+			signal.Stop(signals) // a second signal kills as usual
+			cancel()
+		case <-runCtx.Done():
+			signal.Stop(signals)
+		}
+	}()
+	return runCtx, interrupted, cancel
+}
+
+// stopTarget stops what the harness started for the target, even when the
+// run was interrupted.
+func stopTarget(ctx context.Context, tgt *Target, out io.Writer) {
+	stopCtx, cancelStop := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancelStop()
+	if err := tgt.close(stopCtx); err != nil {
+		fmt.Fprintf(out, "catalogspec: stopping the reference: %v\n", err)
+	}
+}
+
+// failOnFor is the lowest level whose failure fails the run: the one
+// asked for, else must, or should for the reference, which follows every
+// recommendation.
+func failOnFor(asked string, tgt *Target) string {
+	if asked != "" {
+		return asked
+	}
+	if tgt.Reference {
+		return levelShould
+	}
+	return levelMust
+}
+
+// browserFor finds the browser the run's @ui scenarios drive; nil when it
+// drives none (needsBrowser).
+func browserFor(cfg Config, selected []ScenarioInfo, tgt *Target) (*Browser, error) {
+	if !needsBrowser(selected, cfg.Disabled, tgt) {
+		return nil, nil
+	}
+	path, err := findBrowser(cfg.Getenv)
+	if err != nil {
+		return nil, fmt.Errorf("the @ui scenarios drive a browser, and there is none: %w; or leave them out with %s='~@ui' or %s=ui", err, envTags, EnvDisable)
+	}
+	return &Browser{path: path}, nil
+}
+
+// startWhenQuiet starts the browser beside the first scenarios (it takes
+// seconds), once those that must run on a quiet machine are done.
+func startWhenQuiet(ctx context.Context, b *Browser, sched *Scheduler) {
+	go func() {
+		select {
+		case <-sched.quiet:
+			_ = b.start()
+		case <-ctx.Done():
+		}
+	}()
+}
+
+// openCucumber creates the run's cucumber.json.partial, which godog's
+// cucumber formatter writes (cucumberFormat); writeReports renames it.
+func openCucumber(reportsDir string) (*os.File, error) {
+	f, err := os.Create(filepath.Join(reportsDir, "cucumber.json.partial"))
+	if err != nil {
+		return nil, fmt.Errorf("reports: %w", err)
+	}
+	cucumberOut.Store(&writerBox{f})
+	return f, nil
+}
+
+// runScenarios runs the selected scenarios through godog, each admitted by
+// the schedule, and returns how long they took.
+func runScenarios(cfg Config, defs Steps, s *Suite, selected int) (time.Duration, error) {
 	// godog's cucumber formatter panics at the end of a run stopped at the
 	// first failure (it looks for the results of scenarios never started),
 	// so a fail-fast run writes no cucumber.json.
@@ -337,27 +422,27 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 			Strict: true,
 			// Every scenario is started at once and waits for the
 			// scheduler's leave: it runs cfg.Concurrency at a time.
-			Concurrency:   len(selected),
+			Concurrency:   selected,
 			Randomize:     cfg.Seed,
 			StopOnFailure: cfg.FailFast,
-			Output:        &summaryFilter{w: out},
+			Output:        &summaryFilter{w: cfg.Stdout},
 			NoColors:      !cfg.Color,
 			TestingT:      cfg.TestingT,
 		},
 	}.Run()
 	elapsed := time.Since(started)
 	if status == 2 {
-		return stop("godog could not run the features (see above)")
+		return elapsed, errors.New("godog could not run the features (see above)")
 	}
-	if err := cucumberFile.Close(); err != nil {
-		return stop("reports: %v", err)
-	}
+	return elapsed, nil
+}
 
-	res := s.Results.finish(selected, interrupted.Load(), cfg.FailFast)
-	code := ExitConformant
-	if res.judge(base) {
-		code = ExitFailed
-	}
+// writeReports writes results.json, junit.xml, report.html and (but when
+// stopping at the first failure) cucumber.json, and prints the summary; it
+// says whether every report was written.
+func writeReports(out io.Writer, cfg Config, res *runReport, s *Suite, elapsed time.Duration) bool {
+	reportsDir, tgt, failOn := s.ReportsDir, s.Target, s.FailOn
+	cucumberPartial := filepath.Join(reportsDir, "cucumber.json.partial")
 	var werrs []error
 	written := "report.html, results.json, junit.xml, cucumber.json"
 	if cfg.FailFast {
@@ -373,13 +458,10 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	fmt.Fprintf(out, "catalogspec: %s\n", s.Waits.summary())
 	if err := errors.Join(werrs...); err != nil {
 		fmt.Fprintf(out, "catalogspec: writing the reports: %v\n", err)
-		return ExitConfig
+		return false
 	}
 	fmt.Fprintf(out, "catalogspec: reports in %s (%s)\n", reportsDir, written)
-	if interrupted.Load() {
-		return ExitConfig // not everything was judged
-	}
-	return code
+	return true
 }
 
 // needsBrowser says whether a run will drive a browser: it selected @ui
