@@ -210,23 +210,13 @@ func answerComesAs(ctx context.Context, mediaType string) error {
 	return nil
 }
 
-// introspectionQuery is the schema question GraphiQL asks, cut to what the
-// step reads.
-const introspectionQuery = `query IntrospectionQuery {
-  __schema {
-    queryType { name fields { name } }
-    mutationType { name }
-    types { kind name }
-  }
-}`
-
 func asksForSchema(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	c, err := w.as(w.person(name))
 	if err != nil {
 		return err
 	}
-	a := w.graphql(c, introspectionQuery, nil)
+	a := w.graphql(c, w.suite.docs.introspection, nil)
 	a.what = name + " asking the GraphQL endpoint to describe its schema"
 	a.noEffect = nothingToCheck // a read
 	w.last = a
@@ -269,7 +259,7 @@ func asksAboutType(ctx context.Context, name, typ string) error {
 	if err != nil {
 		return err
 	}
-	a := w.graphql(c, `query Type($name: String!) { __type(name: $name) { name kind } }`, map[string]any{"name": typ})
+	a := w.graphql(c, w.suite.docs.typeByName, map[string]any{"name": typ})
 	a.what = fmt.Sprintf("%s asking about the type %s in a variable", name, typ)
 	a.noEffect = nothingToCheck // a read
 	w.last = a

@@ -937,17 +937,7 @@ func adminListsPoliciesFrom(ctx context.Context, start int) error {
 	return w.checkpoint()
 }
 
-// listPoliciesEditable is listPolicies with each policy's `editable` flag.
-const listPoliciesEditable = `query listPoliciesEditable($input: ListPoliciesInput!) {
-  listPolicies(input: $input) {
-    start
-    count
-    total
-    policies { urn name state editable }
-  }
-}`
-
-// editableView is a policy as listPoliciesEditable shows it.
+// editableView is a policy as list_policies_editable.graphql shows it.
 type editableView struct {
 	URN      string `json:"urn"`
 	Name     string `json:"name"`
@@ -960,7 +950,7 @@ type editableView struct {
 func (w *world) editablePolicy(urn string) (*editableView, error) {
 	const pageSize = 100
 	for start := 0; start < 100*pageSize; {
-		a := w.graphql(w.admin(), listPoliciesEditable, map[string]any{"input": map[string]any{"start": start, "count": pageSize}})
+		a := w.graphql(w.admin(), w.suite.docs.listPoliciesEditable, map[string]any{"input": map[string]any{"start": start, "count": pageSize}})
 		a.what = "the administrator listing policies with their editable flag"
 		var page *struct {
 			Total    int            `json:"total"`

@@ -84,13 +84,13 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 	// starting policies' editable flags are judged on this listing
 	// (policy-08), since switching every user's policies off and on again
 	// rewrites them through the API.
-	d.startingPolicies, d.startingPoliciesErr = p.policies(t.GMS + "/api/graphql")
+	d.startingPolicies, d.startingPoliciesErr = p.policies(t.GMS+"/api/graphql", docs.listPoliciesEditable)
 	return nil
 }
 
 // policies lists every policy with its editable flag, as the administrator,
 // page by page.
-func (p preflighter) policies(endpoint string) (map[string]editableView, error) {
+func (p preflighter) policies(endpoint, listPoliciesEditable string) (map[string]editableView, error) {
 	const pageSize = 100
 	out := map[string]editableView{}
 	for start := 0; start < 100*pageSize; {

@@ -57,16 +57,6 @@ func requestRefusedChangingNothing(ctx context.Context) error {
 
 // Users.
 
-// corpUserDoc looks a user up by URN.
-const corpUserDoc = `query corpUser($urn: String!) {
-  corpUser(urn: $urn) {
-    urn
-    username
-    status
-    info { displayName email }
-  }
-}`
-
 // answerShowsStatus checks corpUser's status: SUSPENDED for a suspended
 // user; for anyone else anything but SUSPENDED (DataHub shows null for a
 // user who was never given a status, the reference ACTIVE). A suspension
@@ -103,7 +93,7 @@ func answerShowsStatus(ctx context.Context, name, want string) error {
 		return nil
 	}
 	return w.eventually(name+"'s status showing "+want, func() (bool, error) {
-		a := w.graphql(w.admin(), corpUserDoc, map[string]any{"urn": p.urn})
+		a := w.graphql(w.admin(), w.suite.docs.corpUser, map[string]any{"urn": p.urn})
 		a.what = "the administrator looking up " + p.urn
 		err := check(a)
 		return err == nil, err
@@ -113,7 +103,7 @@ func answerShowsStatus(ctx context.Context, name, want string) error {
 func adminLooksUpUser(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	p := w.person(name)
-	a := w.graphql(w.admin(), corpUserDoc, map[string]any{"urn": p.urn})
+	a := w.graphql(w.admin(), w.suite.docs.corpUser, map[string]any{"urn": p.urn})
 	a.what = "the administrator looking up " + p.urn
 	a.noEffect = nothingToCheck
 	w.last = a
@@ -122,7 +112,7 @@ func adminLooksUpUser(ctx context.Context, name string) error {
 
 func adminLooksUpMalformedUser(ctx context.Context) error {
 	w := theWorld(ctx)
-	a := w.graphql(w.admin(), corpUserDoc, map[string]any{"urn": "not-a-urn-" + w.id})
+	a := w.graphql(w.admin(), w.suite.docs.corpUser, map[string]any{"urn": "not-a-urn-" + w.id})
 	a.what = "the administrator looking up a user by a malformed URN"
 	a.noEffect = nothingToCheck
 	w.last = a
@@ -180,7 +170,7 @@ func adminLooksUpUserByTagURN(ctx context.Context) error {
 	if w.tag == nil {
 		return w.fail("no tag was made before")
 	}
-	a := w.graphql(w.admin(), corpUserDoc, map[string]any{"urn": w.tag.urn})
+	a := w.graphql(w.admin(), w.suite.docs.corpUser, map[string]any{"urn": w.tag.urn})
 	a.what = "the administrator looking up a user by the tag's URN " + w.tag.urn
 	a.noEffect = nothingToCheck
 	w.last = a
@@ -191,7 +181,7 @@ func adminLooksUpUserByTagURN(ctx context.Context) error {
 func adminLooksUpUnknownUser(ctx context.Context) error {
 	w := theWorld(ctx)
 	urn := "urn:li:corpuser:catalogspec-nobody-" + w.id
-	a := w.graphql(w.admin(), corpUserDoc, map[string]any{"urn": urn})
+	a := w.graphql(w.admin(), w.suite.docs.corpUser, map[string]any{"urn": urn})
 	a.what = "the administrator looking up " + urn + ", whom no one made"
 	a.noEffect = nothingToCheck
 	w.last = a
