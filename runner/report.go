@@ -18,6 +18,7 @@ import (
 
 type htmlReport struct {
 	Version, SpecVersion, Target, FailOn, Finished, Took string
+	Verdict                                              string // in one sentence (runReport.verdict)
 	Conformant                                           bool
 	Total                                                int
 	Statuses                                             []string
@@ -39,6 +40,7 @@ func (rep *runReport) writeHTML(path string, tgt *Target, failOn string, elapsed
 		Version: Version, SpecVersion: catalogspec.SpecVersion, Target: tgt.describe(), FailOn: failOn,
 		Finished: time.Now().UTC().Format("2006-01-02 15:04:05 UTC"), Took: elapsed.Round(time.Millisecond).String(),
 		Conformant: rep.counts[StatusFailed] == 0 && len(rep.stale) == 0,
+		Verdict:    rep.verdict(failOn),
 		Total:      len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
 	}
 	// Columns for the statuses that occur, and always passed and failed.
@@ -117,7 +119,7 @@ pre{background:#0d1117;color:#e6edf3;padding:10px;border-radius:6px;overflow-x:a
 <h1>catalogspec conformance report</h1>
 <div class="meta">suite {{.Version}}, spec {{.SpecVersion}} &middot; {{.Finished}} &middot; took {{.Took}}</div>
 <div class="meta">target: {{.Target}}</div>
-<div class="verdict {{if .Conformant}}ok{{else}}bad{{end}}">{{if .Conformant}}Conformant{{else}}Not conformant{{end}}: failing on @{{.FailOn}} and above</div>
+<div class="verdict {{if .Conformant}}ok{{else}}bad{{end}}">{{.Verdict}}</div>
 <p>{{.Total}} scenarios:{{range $i, $s := .Statuses}}{{with index $.Counts $s}} <span class="s-{{$s}}">{{.}} {{$s}}</span>{{end}}{{end}}.
 {{if .Stale}}<br><span class="s-failed">Stale baseline entries (these pass now): {{range .Stale}}{{.}} {{end}}</span>{{end}}</p>
 

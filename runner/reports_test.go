@@ -136,3 +136,41 @@ func TestSummaryFilterDropsGodogsCounts(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestVerdictReadsAsOne keeps the verdict one sentence that says whether
+// the target conforms, at which level, and why.
+func TestVerdictReadsAsOne(t *testing.T) {
+	o := func(level, status string) *Outcome {
+		return &Outcome{ScenarioInfo: ScenarioInfo{Level: level}, Status: status}
+	}
+	report := func(stale []string, os ...*Outcome) *runReport {
+		rep := &runReport{counts: map[string]int{}, stale: stale, outcomes: os}
+		for _, o := range os {
+			rep.counts[o.Status]++
+		}
+		return rep
+	}
+	cases := []struct {
+		rep    *runReport
+		failOn string
+		want   string
+	}{
+		{report(nil, o(levelMust, StatusPassed), o(levelShould, StatusPassed), o(levelMay, StatusWarning)), levelShould,
+			"Conformant at @should: every selected must and should scenario passed"},
+		{report(nil, o(levelMust, StatusPassed), o(levelShould, StatusWarning)), levelMust,
+			"Conformant at @must: every selected must scenario passed"},
+		{report(nil, o(levelMust, StatusPassed), o(levelMust, StatusSkipped), o(levelMust, StatusKnown)), levelMust,
+			"Conformant at @must: no selected must scenario failed (1 passed, 1 known, 1 skipped)"},
+		{report(nil, o(levelShould, StatusWarning)), levelMust,
+			"Conformant at @must: no must scenario was selected"},
+		{report(nil, o(levelMust, StatusPassed), o(levelShould, StatusFailed), o(levelMay, StatusFailed)), levelMay,
+			"Not conformant at @may: 2 must, should or may scenarios failed"},
+		{report([]string{"x-01"}, o(levelMust, StatusFailed)), levelShould,
+			"Not conformant at @should: 1 must or should scenario failed; 1 baseline entry is stale (x-01)"},
+	}
+	for _, c := range cases {
+		if got := c.rep.verdict(c.failOn); got != c.want {
+			t.Errorf("verdict = %q\nwant      %q", got, c.want)
+		}
+	}
+}

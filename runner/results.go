@@ -224,7 +224,7 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 			levelsLine = append(levelsLine, fmt.Sprintf("%s %d/%d passed", l, m[StatusPassed], total(m)))
 		}
 	}
-	fmt.Fprintf(w, "catalogspec: by level: %s (failing on %s and above)\n", strings.Join(levelsLine, ", "), failOn)
+	fmt.Fprintf(w, "catalogspec: by level: %s\n", strings.Join(levelsLine, ", "))
 	list := func(status, heading string) {
 		var lines []string
 		for _, o := range rep.outcomes {
@@ -260,6 +260,61 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 	if len(reasons) > 0 {
 		fmt.Fprintf(w, "Not run:\n%s\n", strings.Join(reasons, "\n"))
 	}
+	fmt.Fprintf(w, "catalogspec: %s\n", rep.verdict(failOn))
+}
+
+// verdict is the run's verdict in one sentence: conformant or not at the
+// fail-on level, and why. It reads the judgement (judge).
+func (rep *runReport) verdict(failOn string) string {
+	judged := judgedLevels(failOn)
+	failed := rep.counts[StatusFailed]
+	if failed > 0 || len(rep.stale) > 0 {
+		var why []string
+		if failed > 0 {
+			why = append(why, fmt.Sprintf("%d %s %s failed", failed, listed(judged, "or"), plural(failed, "scenario", "scenarios")))
+		}
+		if n := len(rep.stale); n > 0 {
+			why = append(why, fmt.Sprintf("%d baseline %s stale (%s)", n, plural(n, "entry is", "entries are"), strings.Join(rep.stale, ", ")))
+		}
+		return fmt.Sprintf("Not conformant at @%s: %s", failOn, strings.Join(why, "; "))
+	}
+	byStatus := map[string]int{}
+	n := 0
+	for _, o := range rep.outcomes {
+		if LevelRank(o.Level) <= LevelRank(failOn) {
+			byStatus[o.Status]++
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return fmt.Sprintf("Conformant at @%s: no %s scenario was selected", failOn, listed(judged, "or"))
+	case byStatus[StatusPassed] == n:
+		return fmt.Sprintf("Conformant at @%s: every selected %s scenario passed", failOn, listed(judged, "and"))
+	}
+	var counts []string
+	for _, st := range statusOrder {
+		if byStatus[st] > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", byStatus[st], st))
+		}
+	}
+	return fmt.Sprintf("Conformant at @%s: no selected %s scenario failed (%s)", failOn, listed(judged, "or"), strings.Join(counts, ", "))
+}
+
+// listed joins words as a sentence does: "must", "must and should",
+// "must, should and may".
+func listed(words []string, conj string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " " + conj + " " + words[len(words)-1]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func total(m map[string]int) int {

@@ -218,8 +218,8 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	if err != nil {
 		return stop(err)
 	}
-	fmt.Fprintf(out, "catalogspec: %d of %d scenarios selected (%s=%q), failing on %s and above, seed %d (set %s=%d to repeat the order), concurrency %d\n",
-		len(selected), len(catalog), envTags, cfg.Tags, failOn, cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
+	fmt.Fprintf(out, "catalogspec: %d of %d scenarios selected (%s=%q), judged at @%s (a %s failure fails the run), seed %d (set %s=%d to repeat the order), concurrency %d\n",
+		len(selected), len(catalog), envTags, cfg.Tags, failOn, listed(judgedLevels(failOn), "or"), cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
 	if b != nil {
 		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", b.path)
 	}

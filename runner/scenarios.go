@@ -30,6 +30,10 @@ const (
 
 var levels = []string{levelMust, levelShould, levelMay}
 
+// judgedLevels are the levels whose failures fail a run that fails on
+// failOn: must; must and should; or all three.
+func judgedLevels(failOn string) []string { return levels[:LevelRank(failOn)+1] }
+
 // Capabilities a scenario can need, tagged @cap:<name>. auth-disabled to
 // replicas need an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
