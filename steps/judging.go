@@ -135,3 +135,17 @@ func answerIsBadRequestError(ctx context.Context) error {
 	}
 	return nil
 }
+
+// refusedAsBadRequestChangingNothing: a GraphQL error saying the request is
+// bad, and the request changed nothing, read back.
+func refusedAsBadRequestChangingNothing(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if err := answerIsBadRequestError(ctx); err != nil {
+		return err
+	}
+	return w.noEffect(a)
+}

@@ -412,29 +412,8 @@ func doesToPolicies(ctx context.Context, name, action string) error {
 	case "creates a policy":
 		in := w.aPolicy()
 		a = w.graphql(c, w.suite.docs.createPolicy, map[string]any{"input": in})
-		removeAll := func() error {
-			named, err := w.policiesNamed(in.Name)
-			if err != nil {
-				return err
-			}
-			for _, pol := range named {
-				if err := w.deletePolicy(pol.URN, true); err != nil {
-					return err
-				}
-			}
-			return nil
-		}
-		w.undo("delete the policy "+in.Name+" if it was made", removeAll)
-		a.noEffect = func() error {
-			named, err := w.policiesNamed(in.Name)
-			if err != nil {
-				return err
-			}
-			if len(named) > 0 {
-				return w.fail("the policy %q exists although making it was refused", in.Name)
-			}
-			return nil
-		}
+		w.removeNamed(in.Name)
+		a.noEffect = w.noPolicyMade(in.Name)
 		check = func() error {
 			var urn string
 			if err := a.data("createPolicy", &urn); err != nil {
@@ -741,18 +720,6 @@ func adminWritesPolicyByOtherURN(ctx context.Context, action, which string) erro
 	return w.checkpoint()
 }
 
-func refusedAsBadRequestChangingNothing(ctx context.Context) error {
-	w := theWorld(ctx)
-	a, err := w.lastAnswer()
-	if err != nil {
-		return err
-	}
-	if err := answerIsBadRequestError(ctx); err != nil {
-		return err
-	}
-	return w.noEffect(a)
-}
-
 func adminMadeTwoPoliciesNamedApart(ctx context.Context) error {
 	w := theWorld(ctx)
 	word := "cs" + randomID(12)
@@ -1014,6 +981,21 @@ func (w *world) removeNamed(name string) {
 		}
 		return nil
 	})
+}
+
+// noPolicyMade is the read-back of a refused creation of the policy name:
+// no policy is called name.
+func (w *world) noPolicyMade(name string) func() error {
+	return func() error {
+		named, err := w.policiesNamed(name)
+		if err != nil {
+			return err
+		}
+		if len(named) > 0 {
+			return w.fail("the policy %q exists although making it was refused", name)
+		}
+		return nil
+	}
 }
 
 // noPolicyNamed checks that no policy is called name.

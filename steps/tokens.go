@@ -831,29 +831,8 @@ func grantsHerselfEverything(ctx context.Context, name string) error {
 	}
 	a := w.graphql(c, w.suite.docs.createPolicy, map[string]any{"input": in})
 	a.what = fmt.Sprintf("%s creating a policy that grants %s every platform privilege", p.name, p.name)
-	removeAll := func() error {
-		named, err := w.policiesNamed(in.Name)
-		if err != nil {
-			return err
-		}
-		for _, pol := range named {
-			if err := w.deletePolicy(pol.URN, true); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	w.undo("delete the policy "+in.Name+" if it was made", removeAll)
-	a.noEffect = func() error {
-		named, err := w.policiesNamed(in.Name)
-		if err != nil {
-			return err
-		}
-		if len(named) > 0 {
-			return w.fail("the policy %q exists although making it was refused", in.Name)
-		}
-		return nil
-	}
+	w.removeNamed(in.Name)
+	a.noEffect = w.noPolicyMade(in.Name)
 	w.last = a
 	return w.checkpoint()
 }
