@@ -11,7 +11,7 @@ import (
 // entry names a scenario that exists, is a recommendation (@should) rather
 // than the floor (@must), says why and cites a source, and appears once.
 func TestBaselinesNameShouldScenarios(t *testing.T) {
-	catalog, err := readCatalog(catalogspec.Features(), "features")
+	catalog, err := ReadScenarios(catalogspec.Features(), "features")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -273,7 +273,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 // tags (and go test's -run pattern) select: the whole catalog, and the
 // selection.
 func selectScenarios(cfg Config) (catalog, selected []ScenarioInfo, err error) {
-	catalog, err = readCatalog(catalogspec.Features(), "features")
+	catalog, err = ReadScenarios(catalogspec.Features(), "features")
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading the features: %w", err)
 	}

@@ -63,9 +63,9 @@ type ScenarioInfo struct {
 // Where names the scenario as features/x.feature:NN.
 func (s ScenarioInfo) Where() string { return fmt.Sprintf("%s:%d", s.Feature, s.Line) }
 
-// readCatalog parses every *.feature file of fsys (its root directory).
+// ReadScenarios parses every *.feature file of fsys (its root directory).
 // dir is how the reports name that directory ("features").
-func readCatalog(fsys fs.FS, dir string) ([]ScenarioInfo, error) {
+func ReadScenarios(fsys fs.FS, dir string) ([]ScenarioInfo, error) {
 	paths, err := fs.Glob(fsys, "*.feature")
 	if err != nil {
 		return nil, err
@@ -274,7 +274,7 @@ type Scenario struct {
 
 // Scenarios lists the scenarios of the built-in features, in file order.
 func Scenarios() ([]Scenario, error) {
-	catalog, err := readCatalog(catalogspec.Features(), "features")
+	catalog, err := ReadScenarios(catalogspec.Features(), "features")
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 func TestEveryScenarioIsTagged(t *testing.T) {
-	catalog, err := readCatalog(catalogspec.Features(), "features")
+	catalog, err := ReadScenarios(catalogspec.Features(), "features")
 	if err != nil {
 		t.Fatal(err)
 	}
