@@ -48,8 +48,8 @@ $(SUITE): FORCE
 FORCE:
 
 # The suite against the reference: the harness provides Postgres, starts
-# three catalogd instances (auth on, auth off, a clock 25 hours ahead) and
-# mints the admin token itself. `go test ./steps` runs the same suite.
+# the catalogd instances the suite needs and mints the admin token itself
+# (docs/suite.md says what it starts). `go test ./steps` runs the same suite.
 conformance: build
 	CATALOGSPEC_CATALOGD=$(CATALOGD) $(SUITE) run
 
@@ -105,7 +105,7 @@ clean:
 # The report, with the kill rate and every survivor, goes to
 # mutation/report.txt; mutation/equivalent.txt lists the mutants that cannot
 # change behaviour, each with why. Not part of `make test`: a complete run
-# takes about 50 minutes on two cores with JOBS=2 (1,301 mutants run).
+# takes most of an hour: docs/mutation.md has the latest complete run.
 BUDGET ?= 30m
 JOBS   ?= 1
 
@@ -140,9 +140,9 @@ fuzz:
 # depends on timings. It first times the suite: the whole of it against the
 # reference, and its must-level scenarios against the reference and against
 # the reference lagging with DataHub's defaults (policies refreshed every
-# 120 s), which takes about ten minutes. BENCH_ARGS passes flags, e.g.
+# 120 s). BENCH_ARGS passes flags, e.g.
 # BENCH_ARGS='-duration=5s -suite=false'; `go run ./tools/bench -h` lists them.
-# The whole run takes about twenty minutes.
+# BENCHMARKS.md has the latest run, and how long it took.
 BENCH_ARGS ?=
 
 bench: assets

@@ -1,21 +1,17 @@
 package sdkclient_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 	"github.com/catalogspec/catalogspec/reference/pgprovider"
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
@@ -27,17 +23,15 @@ import (
 // Python registry); sdkclient sends what its source sends.
 
 var (
-	buildDir  string
 	buildOnce sync.Once
 	catalogd  string
+	remove    = func() {}
 	buildErr  error
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if buildDir != "" {
-		os.RemoveAll(buildDir)
-	}
+	remove()
 	os.Exit(code)
 }
 
@@ -46,18 +40,7 @@ func TestMain(m *testing.M) {
 func binary(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		if bin := os.Getenv("CATALOGSPEC_SDKCLIENT_CATALOGD"); bin != "" {
-			catalogd = bin
-			return
-		}
-		if buildDir, buildErr = os.MkdirTemp("", "sdkclient-"); buildErr != nil {
-			return
-		}
-		catalogd = filepath.Join(buildDir, "catalogd")
-		out, err := exec.Command("go", "build", "-o", catalogd, "github.com/catalogspec/catalogspec/reference/cmd/catalogd").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build catalogd: %v\n%s", err, out)
-		}
+		catalogd, remove, buildErr = catalogdtest.Binary(context.Background(), os.Getenv("CATALOGSPEC_SDKCLIENT_CATALOGD"))
 	})
 	if buildErr != nil {
 		t.Fatal(buildErr)
@@ -68,12 +51,8 @@ func binary(t *testing.T) string {
 // reference is one `catalogd serve` with its two tiers and a root token.
 type reference struct {
 	gms, frontend string
-	env           []string
-	bin           string
 	root          string
-
-	mu  sync.Mutex
-	log bytes.Buffer
+	srv           *catalogdtest.Server
 }
 
 func start(t *testing.T) *reference {
@@ -86,77 +65,18 @@ func start(t *testing.T) *reference {
 		t.Fatalf("this test needs PostgreSQL: %v", err)
 	}
 	t.Cleanup(func() { _ = db.Close(context.Background()) })
-	ref := &reference{bin: bin, env: append(os.Environ(), "DATABASE_URL="+db.URL, "CATALOGD_ROOT_PASSWORD=sdkclient-root-password")}
-	cmd := exec.Command(bin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0", "--log-level", "warn")
-	cmd.Env = ref.env
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) {
-		ref.mu.Lock()
-		defer ref.mu.Unlock()
-		return ref.log.Write(p)
-	})
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	found, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "catalogd: gms listening on "); ok {
-				ref.gms = u
-			}
-			if u, ok := strings.CutPrefix(sc.Text(), "catalogd: frontend listening on "); ok {
-				ref.frontend = u
-				close(found)
-			}
-		}
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			ref.mu.Lock()
-			t.Logf("catalogd's log:\n%s", ref.log.String())
-			ref.mu.Unlock()
-		}
-	})
-	select {
-	case <-found:
-	case <-exited:
-		t.Fatalf("catalogd exited before listening")
-	case <-time.After(60 * time.Second):
-		t.Fatalf("catalogd did not listen within 60s")
-	}
-	ref.root = ref.mint(t, "urn:li:corpuser:datahub")
+	srv := catalogdtest.New(t, catalogdtest.Options{Binary: bin, DatabaseURL: db.URL,
+		Env: []string{"CATALOGD_ROOT_PASSWORD=sdkclient-root-password"}, Args: []string{"--log-level", "warn"}})
+	ref := &reference{gms: srv.GMS, frontend: srv.Frontend, srv: srv}
+	ref.root = ref.mint(t, catalogdtest.Root)
 	return ref
 }
 
 // mint has `catalogd token create` make a token for actor.
 func (r *reference) mint(t *testing.T, actor string) string {
 	t.Helper()
-	cmd := exec.Command(r.bin, "token", "create", "--actor", actor, "--name", "sdkclient", "--duration", "ONE_HOUR")
-	cmd.Env = r.env
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("token create --actor %s: %v\n%s", actor, err, errOut.String())
-	}
-	return strings.TrimSpace(out.String())
+	return r.srv.NewToken(t, actor, "sdkclient", "ONE_HOUR")
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
 
 func datasetURN() string {
 	return "urn:li:dataset:(urn:li:dataPlatform:hive,sdkclient." + uuid.NewString()[:8] + ",PROD)"

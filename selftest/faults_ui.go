@@ -11,33 +11,21 @@ import (
 // The browser pages' faults (SPEC.md, Browser pages): each is a mistake a
 // frontend could make in what it sends a browser or does with what a
 // browser sends. Each runs with the @ui scenarios of its rule, both sides
-// of it (the one that must catch it and its allowed neighbour), named by
-// its UI tag expression: a whole @ui run per fault would cost most of a
-// minute. The first clean run runs every scenario.
+// of it (Trips, which must catch it, and With, its allowed neighbour):
+// a whole @ui run per fault would cost most of a minute. The first clean
+// run runs every scenario.
 func init() {
 	Faults = append(Faults, uiFaults...)
-	for name, want := range uiExpected {
-		Expected[name] = want
-	}
-}
-
-var uiExpected = map[string][]string{
-	"session-cookie-scriptable":      {"cannot be read by scripts"},
-	"generate-button-always-enabled": {"finds the button disabled", "the button is disabled and the page says so"},
-	"token-shown-again":              {"is not shown again"},
-	"sign-out-keeps-session":         {"Signing out ends the session everywhere"},
-	"csrf-not-checked":               {"without its CSRF token is refused"},
-	"session-as-service-identity":    {"A session is held to its user's privileges"},
-	"graphiql-from-a-cdn":            {"GraphiQL loads and runs without leaving the service's own origin"},
-	"graphiql-headers-ignored":       {"GraphiQL sends the Authorization header"},
 }
 
 var uiFaults = []Fault{
 	{
 		Name:   "session-cookie-scriptable",
+		Trips:  []string{"signin-06"},
+		With:   []string{"signin-01"},
+		UI:     true,
 		Breaks: "the session cookie is set without HttpOnly, so any script on the page can read it",
 		Tier:   FrontendOnly,
-		UI:     "@id:signin-06,@id:signin-01",
 		Response: func(_ *State, _ *Exchange, r *Response) {
 			cookies := r.Header.Values("Set-Cookie")
 			r.Header.Del("Set-Cookie")
@@ -48,9 +36,11 @@ var uiFaults = []Fault{
 	},
 	{
 		Name:   "generate-button-always-enabled",
+		Trips:  []string{"page-03", "page-04"},
+		With:   []string{"page-01"},
+		UI:     true,
 		Breaks: `the "Generate new token" button is enabled whatever the user may do, and whether token authentication is on or off`,
 		Tier:   FrontendOnly,
-		UI:     "@id:page-03,@id:page-04,@id:page-01",
 		Response: func(_ *State, x *Exchange, r *Response) {
 			if x.Req.URL.Path == "/settings/tokens" {
 				r.Body = addTokenDisabled.ReplaceAll(r.Body, []byte("$1"))
@@ -59,16 +49,19 @@ var uiFaults = []Fault{
 	},
 	{
 		Name:     "token-shown-again",
+		Trips:    []string{"page-06"},
+		With:     []string{"page-05"},
+		UI:       true,
 		Breaks:   "the tokens page shows a new token again on every later visit, not only in the answer that made it",
 		Tier:     FrontendOnly,
-		UI:       "@id:page-06,@id:page-05",
 		Response: tokenShownAgain,
 	},
 	{
 		Name:   "sign-out-keeps-session",
+		Trips:  []string{"signin-05"},
+		UI:     true,
 		Breaks: "signing out clears the browser's cookie but not the session: the old cookie still works",
 		Tier:   FrontendOnly,
-		UI:     "@id:signin-05",
 		Request: func(_ *State, x *Exchange) *Response {
 			if x.Req.Method != http.MethodPost || x.Req.URL.Path != "/logout" {
 				return nil
@@ -81,17 +74,21 @@ var uiFaults = []Fault{
 	},
 	{
 		Name:     "csrf-not-checked",
+		Trips:    []string{"page-13"},
+		With:     []string{"page-05"},
+		UI:       true,
 		Breaks:   "the token form is accepted without its CSRF token (the server does not check it)",
 		Tier:     FrontendOnly,
-		UI:       "@id:page-13,@id:page-05",
 		Request:  csrfFillRequest,
 		Response: csrfRememberResponse,
 	},
 	{
 		Name:   "session-as-service-identity",
+		Trips:  []string{"signin-03"},
+		With:   []string{"signin-04"},
+		UI:     true,
 		Breaks: "the frontend sends a signed-in browser's API requests on with its own service identity, not the user's session",
 		Tier:   FrontendOnly,
-		UI:     "@id:signin-03,@id:signin-04",
 		Request: func(s *State, x *Exchange) *Response {
 			if !strings.HasPrefix(x.Req.URL.Path, "/api/") || x.Req.Header.Get("Authorization") != "" || !hasSessionCookie(x) {
 				return nil
@@ -102,9 +99,11 @@ var uiFaults = []Fault{
 	},
 	{
 		Name:   "graphiql-from-a-cdn",
+		Trips:  []string{"giql-03"},
+		With:   []string{"giql-01"},
+		UI:     true,
 		Breaks: "the GraphiQL page loads its scripts from a CDN, which a deployment without the internet cannot reach",
 		Tier:   BothTiers,
-		UI:     "@id:giql-03,@id:giql-01",
 		Response: func(_ *State, x *Exchange, r *Response) {
 			if x.Req.URL.Path != "/api/graphiql" {
 				return
@@ -115,9 +114,11 @@ var uiFaults = []Fault{
 	},
 	{
 		Name:   "graphiql-headers-ignored",
+		Trips:  []string{"giql-02"},
+		With:   []string{"giql-01"},
+		UI:     true,
 		Breaks: "a signed-in browser's session replaces the Authorization header its GraphiQL sends",
 		Tier:   FrontendOnly,
-		UI:     "@id:giql-02,@id:giql-01",
 		Request: func(_ *State, x *Exchange) *Response {
 			if x.Req.URL.Path == "/api/graphql" && hasSessionCookie(x) {
 				x.Req.Header.Del("Authorization")

@@ -51,10 +51,18 @@ type Fault struct {
 	Name   string // short and stable, e.g. "graphql-get-executes"
 	Breaks string // the rule it breaks, as the mistake a server makes
 	Tier   Tier
-	// UI is, for a fault of the browser pages, the tag expression of the
-	// @ui scenarios to run with it; the others run without any @ui
-	// scenario (CATALOGSPEC_DISABLE=ui).
-	UI string
+	// Trips names, by their @id, the scenarios that must catch the fault:
+	// with it active, at least one of them must fail. The fault's run is
+	// these scenarios and With.
+	Trips []string
+	// With names, by their @id, scenarios that run beside Trips without
+	// having to fail: for a fault of the browser pages, the allowed side
+	// of its rule, which shows the fault breaks only what it should.
+	With []string
+	// UI marks a fault of the browser pages, whose scenarios drive a
+	// browser (@ui); the other faults run without any @ui scenario
+	// (CATALOGSPEC_DISABLE=ui).
+	UI bool
 	// Request sees each request before it is forwarded. It may rewrite it,
 	// or answer it itself by returning a non-nil Response.
 	Request func(s *State, x *Exchange) *Response

@@ -1,15 +1,12 @@
 package selftest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,6 +18,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 	"github.com/catalogspec/catalogspec/reference/pgprovider"
 )
 
@@ -31,8 +29,7 @@ const (
 	// is immediate; a short window keeps the runs with a fault short, and
 	// is longer than policyCacheTTL so that only the "at once" scenarios
 	// notice policy-cache-lags.
-	propagation  = "2s"
-	startTimeout = 30 * time.Second
+	propagation = "2s"
 	// envOnly, when set, names the faults to run (comma-separated), to try
 	// one fault again without running them all.
 	envOnly = "CATALOGSPEC_SELFTEST_FAULTS"
@@ -40,20 +37,22 @@ const (
 
 // TestSelftest runs the suite against one reference through the fault
 // proxy: once whole with no fault, which must pass; once per fault, each of
-// which must make one of the scenarios Expected names fail; and once more
+// which must make one of the scenarios its Trips names fail; and once more
 // with no fault, to show that the faults left the reference as they found
-// it. A fault's run is only the scenarios that name it (Expected, or the
-// browser faults' UI selection): a run proves that one of them catches it,
+// it. A fault's run is only the scenarios it names (Trips and With), by
+// their ids: a run proves that one of them catches it,
 // and what bounds the self-test's time is then the clean run, which grows
 // with the suite, and one short run per fault, which does not.
 func TestSelftest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the selftest runs the whole suite once per fault")
 	}
-	checkTables(t)
+	if err := checkFaults(Faults); err != nil {
+		t.Fatal(err)
+	}
 	only := map[string]bool{}
 	for _, name := range strings.FieldsFunc(os.Getenv(envOnly), func(r rune) bool { return r == ',' || r == ' ' }) {
-		if _, ok := Expected[name]; !ok {
+		if !slices.ContainsFunc(Faults, func(f Fault) bool { return f.Name == name }) {
 			t.Fatalf("%s names %q, which is not a fault", envOnly, name)
 		}
 		only[name] = true
@@ -64,26 +63,10 @@ func TestSelftest(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	catalogd := filepath.Join(work, "catalogd")
 	suite := filepath.Join(work, "steps.test")
-	goBuild(t, root, "build", "-o", catalogd, "./reference/cmd/catalogd")
 	goBuild(t, root, "test", "-c", "-o", suite, "./steps")
-
 	ctx := t.Context()
-	logPath := filepath.Join(work, "catalogd.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = logFile.Close() })
-	db, err := pgprovider.Provide(ctx, pgprovider.Options{Logger: slog.New(slog.NewTextHandler(logFile, nil))})
-	if err != nil {
-		t.Fatalf("no database for the reference: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close(context.Background()) })
-
-	gms, frontend := startCatalogd(t, catalogd, db.URL, logFile, logPath)
-	admin := mintAdminToken(t, catalogd, db.URL)
+	gms, frontend, admin := startReference(t, work)
 	proxy, err := NewProxy(gms, frontend, admin)
 	if err != nil {
 		t.Fatal(err)
@@ -103,10 +86,9 @@ func TestSelftest(t *testing.T) {
 	clean := run("clean")
 	if clean.err != nil || len(clean.failed) > 0 {
 		t.Fatalf("the clean run through the proxy (no fault) must pass, but %s in %s:\n%s",
-			clean.verdict(), clean.took, tail(clean.out, 80))
+			clean.verdict(), clean.took, catalogdtest.LastLines(clean.out, 80))
 	}
 	t.Logf("clean run: %d scenarios passed (%d skipped) in %s", len(clean.all)-len(clean.skipped), len(clean.skipped), clean.took)
-	checkExpectedNamesExist(t, clean.all)
 
 	var rows [][3]string
 	var missed []string
@@ -119,30 +101,31 @@ func TestSelftest(t *testing.T) {
 		}
 		faults++
 		proxy.Set(f)
+		tags := idTags(f.Trips, f.With)
 		var o outcome
-		if f.UI != "" {
-			o = run(f.Name, "CATALOGSPEC_TAGS="+f.UI)
+		if f.UI {
+			o = run(f.Name, "CATALOGSPEC_TAGS="+tags)
 		} else {
-			tags := idTags(clean.ids, Expected[f.Name])
 			for _, tag := range strings.Split(tags, ",") {
 				ranAfter[tag] = true
 			}
 			o = run(f.Name, "CATALOGSPEC_TAGS="+tags, "CATALOGSPEC_DISABLE=ui")
 		}
 		proxy.Set(nil)
-		caught := o.matching(Expected[f.Name])
+		caught := o.matching(f.Trips)
+		expected := strings.Join(f.Trips, ", ")
 		switch {
 		case o.err != nil:
-			t.Errorf("fault %s: the suite did not run to the end: %v\n%s", f.Name, o.err, tail(o.out, 40))
-			rows = append(rows, [3]string{f.Name, "RUN FAILED: " + o.err.Error(), strings.Join(Expected[f.Name], " / ")})
+			t.Errorf("fault %s: the suite did not run to the end: %v\n%s", f.Name, o.err, catalogdtest.LastLines(o.out, 40))
+			rows = append(rows, [3]string{f.Name, "RUN FAILED: " + o.err.Error(), expected})
 			missed = append(missed, f.Name+" (run failed)")
 			continue
 		case len(caught) == 0:
 			missed = append(missed, f.Name)
-			t.Errorf("fault %s was not caught. It breaks: %s. None of the scenarios %q failed; %s.\n%s",
-				f.Name, f.Breaks, Expected[f.Name], o.verdict(), tail(o.out, 40))
+			t.Errorf("fault %s was not caught. It breaks: %s. None of the scenarios %s failed; %s.\n%s",
+				f.Name, f.Breaks, expected, o.verdict(), catalogdtest.LastLines(o.out, 40))
 		}
-		rows = append(rows, [3]string{f.Name, describeCatch(caught, o.failed), strings.Join(Expected[f.Name], " / ")})
+		rows = append(rows, [3]string{f.Name, describeCatch(caught, o.failed), expected})
 		t.Logf("fault %-27s %3d scenario(s) failed, %d expected, in %s", f.Name, len(o.failed), len(caught), o.took)
 	}
 
@@ -156,7 +139,7 @@ func TestSelftest(t *testing.T) {
 	after := run("clean-after", "CATALOGSPEC_TAGS="+strings.Join(afterTags, ","), "CATALOGSPEC_DISABLE=ui")
 	if after.err != nil || len(after.failed) > 0 {
 		t.Errorf("the clean run after the faults must pass too (a fault left the reference changed?), but %s:\n%s",
-			after.verdict(), tail(after.out, 60))
+			after.verdict(), catalogdtest.LastLines(after.out, 60))
 	}
 
 	table := formatTable(rows)
@@ -164,57 +147,6 @@ func TestSelftest(t *testing.T) {
 		faults, faults-len(missed), len(missed), listOrEmpty(missed), clean.took, runs, time.Since(start).Round(time.Second))
 	t.Logf("\n%s%s", table, summary)
 	writeReport(t, root, table+summary)
-}
-
-// checkTables checks that Faults and Expected agree: unique names, and an
-// entry in Expected for each fault and for nothing else.
-func checkTables(t *testing.T) {
-	t.Helper()
-	seen := map[string]bool{}
-	for _, f := range Faults {
-		switch {
-		case f.Name == "" || f.Breaks == "":
-			t.Fatalf("fault %q needs a name and the rule it breaks", f.Name)
-		case seen[f.Name]:
-			t.Fatalf("fault %s is listed twice", f.Name)
-		case len(Expected[f.Name]) == 0:
-			t.Fatalf("fault %s has no entry in Expected: say which scenarios must catch it", f.Name)
-		case f.Request == nil && f.Response == nil:
-			t.Fatalf("fault %s does nothing", f.Name)
-		}
-		seen[f.Name] = true
-	}
-	for name := range Expected {
-		if !seen[name] {
-			t.Fatalf("Expected names %s, which is not among the Faults", name)
-		}
-	}
-}
-
-// checkExpectedNamesExist fails on a string of Expected that names no
-// scenario of the suite: the scenario was renamed or removed.
-func checkExpectedNamesExist(t *testing.T, scenarios []string) {
-	t.Helper()
-	for _, f := range Faults {
-		for _, want := range Expected[f.Name] {
-			if !slices.ContainsFunc(scenarios, func(s string) bool { return strings.Contains(s, want) }) {
-				t.Errorf("Expected[%q] names %q, which is part of no scenario's name: update the table in faults.go", f.Name, want)
-			}
-		}
-	}
-}
-
-// idTags is a tag expression selecting every scenario whose name holds
-// one of wants, by its id ("@id:a-01,@id:b-02"), from ids (name -> id).
-func idTags(ids map[string]string, wants []string) string {
-	var tags []string
-	for name, id := range ids {
-		if slices.ContainsFunc(wants, func(w string) bool { return strings.Contains(name, w) }) {
-			tags = append(tags, "@id:"+id)
-		}
-	}
-	slices.Sort(tags)
-	return strings.Join(slices.Compact(tags), ",")
 }
 
 // outcome is what one run of the suite did.
@@ -236,11 +168,11 @@ func (o outcome) verdict() string {
 	return fmt.Sprintf("%d scenario(s) failed: %s", len(o.failed), strings.Join(firstN(o.failed, 5), "; "))
 }
 
-// matching are the failed scenarios whose names contain one of wants.
-func (o outcome) matching(wants []string) []string {
+// matching are the failed scenarios whose ids are among ids.
+func (o outcome) matching(ids []string) []string {
 	var out []string
 	for _, name := range o.failed {
-		if slices.ContainsFunc(wants, func(w string) bool { return strings.Contains(name, w) }) {
+		if slices.Contains(ids, o.ids[name]) {
 			out = append(out, name)
 		}
 	}
@@ -265,7 +197,7 @@ func runSuite(ctx context.Context, suite, dir, reports string, p *Proxy, admin s
 		"CATALOGSPEC_FAIL_ON=should",
 		"NO_COLOR=1")
 	cmd.Env = append(cmd.Env, env...)
-	setProcAttr(cmd)
+	catalogdtest.StopWithParent(cmd)
 	cmd.WaitDelay = 5 * time.Second
 	var buf strings.Builder
 	cmd.Stdout, cmd.Stderr = &buf, &buf
@@ -345,114 +277,41 @@ func cleanEnv() []string {
 	return env
 }
 
-// startCatalogd runs `catalogd serve` with authentication on, on free
-// ports, and returns its two base URLs once it is healthy. It is stopped
-// when the test ends.
-func startCatalogd(t *testing.T, bin, dbURL string, log *os.File, logPath string) (gms, frontend *url.URL) {
+// startReference builds catalogd into work and starts it with
+// authentication on, over a database of its own, logging to
+// work/catalogd.log; both end with the test. admin is a root token.
+func startReference(t *testing.T, work string) (gms, frontend *url.URL, admin string) {
 	t.Helper()
-	cmd := exec.Command(bin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0")
-	// The suite runs some fifty times against this one instance, always
-	// from 127.0.0.1: its failed sign-ins, made on purpose, must not
-	// throttle later runs' as one client's (steps/reference.go does the
-	// same).
-	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL, "METADATA_SERVICE_AUTH_ENABLED=true", "CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT=100000")
-	cmd.Stderr = log
-	setProcAttr(cmd)
-	stdout, err := cmd.StdoutPipe()
+	bin, err := catalogdtest.Build(t.Context(), work)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting catalogd: %v", err)
+	logFile, err := os.Create(filepath.Join(work, "catalogd.log"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	exited := make(chan struct{})
-	found := make(chan [2]string, 1)
-	go func() {
-		var urls [2]string
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			line := sc.Text()
-			if v, ok := strings.CutPrefix(line, "catalogd: gms listening on "); ok {
-				urls[0] = strings.TrimRight(strings.TrimSpace(v), "/")
-			} else if v, ok := strings.CutPrefix(line, "catalogd: frontend listening on "); ok {
-				urls[1] = strings.TrimRight(strings.TrimSpace(v), "/")
-			} else {
-				fmt.Fprintln(log, "stdout: "+maskLogLine(line))
-			}
-			if urls[0] != "" && urls[1] != "" {
-				select {
-				case found <- urls:
-				default:
-				}
-			}
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
-	failed := func(format string, args ...any) {
-		t.Helper()
-		t.Fatalf("catalogd serve "+format+"; its log:\n%s", append(args, logTail(logPath, 30))...)
+	t.Cleanup(func() { _ = logFile.Close() })
+	db, err := pgprovider.Provide(t.Context(), pgprovider.Options{Logger: slog.New(slog.NewTextHandler(logFile, nil))})
+	if err != nil {
+		t.Fatalf("no database for the reference: %v", err)
 	}
-	var urls [2]string
-	select {
-	case urls = <-found:
-	case <-exited:
-		failed("exited before saying where it listens")
-	case <-time.After(startTimeout):
-		failed("did not say where it listens within %s", startTimeout)
+	t.Cleanup(func() { _ = db.Close(context.Background()) })
+	srv := catalogdtest.New(t, catalogdtest.Options{Binary: bin, DatabaseURL: db.URL, Inherit: cleanEnv(), Log: logFile,
+		// The suite runs some fifty times against this one instance,
+		// always from 127.0.0.1: its failed sign-ins, made on purpose,
+		// must not throttle later runs' as one client's (the suite's own
+		// harness does the same).
+		Env: []string{"METADATA_SERVICE_AUTH_ENABLED=true", "CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT=100000"}})
+	admin, err = srv.Token(t.Context(), catalogdtest.Root, "selftest-admin", "ONE_DAY")
+	if err != nil {
+		t.Fatal(err)
 	}
-	client := &http.Client{Timeout: 2 * time.Second}
-	for deadline := time.Now().Add(startTimeout); ; time.Sleep(100 * time.Millisecond) {
-		resp, err := client.Get(urls[0] + "/health")
-		if err == nil {
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		select {
-		case <-exited:
-			failed("exited while starting")
-		default:
-		}
-		if time.Now().After(deadline) {
-			failed("did not answer 200 at %s/health within %s", urls[0], startTimeout)
-		}
-	}
-	gms, err1 := url.Parse(urls[0])
-	frontend, err2 := url.Parse(urls[1])
+	gms, err1 := url.Parse(srv.GMS)
+	frontend, err2 := url.Parse(srv.Frontend)
 	if err := errors.Join(err1, err2); err != nil {
-		t.Fatalf("catalogd printed addresses that are not URLs: %v", err)
+		t.Fatal(err)
 	}
-	return gms, frontend
-}
-
-// mintAdminToken has catalogd make a token for the root user; catalogd
-// prints it alone on stdout. It is never printed here.
-func mintAdminToken(t *testing.T, bin, dbURL string) string {
-	t.Helper()
-	cmd := exec.Command(bin, "token", "create", "--actor", "urn:li:corpuser:datahub", "--name", "selftest-admin", "--duration", "ONE_DAY")
-	cmd.Env = append(cleanEnv(), "DATABASE_URL="+dbURL)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	tok := strings.TrimSpace(string(out))
-	if err != nil || len(strings.Fields(tok)) != 1 {
-		t.Fatalf("catalogd token create: %v, %d word(s) on stdout (want the token alone)\n%s",
-			err, len(strings.Fields(tok)), mask(stderr.String(), tok))
-	}
-	return tok
+	return gms, frontend, admin
 }
 
 // ---- Output, never with a token in it ----
@@ -467,41 +326,6 @@ func mask(s string, secrets ...string) string {
 		}
 	}
 	return jwtLike.ReplaceAllString(s, "***")
-}
-
-// maskLogLine also hides a generated password, which catalogd shows once
-// after the last ": " of its line.
-func maskLogLine(line string) string {
-	line = mask(line)
-	if strings.Contains(strings.ToLower(line), "password") {
-		if i := strings.LastIndex(line, ": "); i >= 0 {
-			line = line[:i+2] + "***"
-		}
-	}
-	return line
-}
-
-func logTail(path string, n int) string {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Sprintf("(cannot read %s: %v)", path, err)
-	}
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	for i := range lines {
-		lines[i] = maskLogLine(lines[i])
-	}
-	return strings.Join(lines, "\n")
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }
 
 func firstN(l []string, n int) []string {

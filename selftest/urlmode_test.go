@@ -3,7 +3,6 @@ package selftest
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/catalogspec/catalogspec/reference/pgprovider"
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 )
 
 // TestURLMode checks the suite as a third party uses it: the catalogspec
@@ -28,26 +27,11 @@ func TestURLMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	work := t.TempDir()
-	catalogd := filepath.Join(work, "catalogd")
 	catalogspec := filepath.Join(work, "catalogspec")
-	goBuild(t, root, "build", "-o", catalogd, "./reference/cmd/catalogd")
 	goBuild(t, root, "build", "-o", catalogspec, "./cmd/catalogspec")
-
 	ctx := t.Context()
-	logPath := filepath.Join(work, "catalogd.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = logFile.Close() })
-	db, err := pgprovider.Provide(ctx, pgprovider.Options{Logger: slog.New(slog.NewTextHandler(logFile, nil))})
-	if err != nil {
-		t.Fatalf("no database for the reference: %v", err)
-	}
-	t.Cleanup(func() { _ = db.Close(context.Background()) })
-	gmsURL, frontendURL := startCatalogd(t, catalogd, db.URL, logFile, logPath)
+	gmsURL, frontendURL, admin := startReference(t, work)
 	gms, frontend := gmsURL.String(), frontendURL.String()
-	admin := mintAdminToken(t, catalogd, db.URL)
 
 	run := func(t *testing.T, env ...string) (int, string, string) {
 		t.Helper()
@@ -79,7 +63,7 @@ func TestURLMode(t *testing.T) {
 		// here they are switched off, as a vendor may, and say so.
 		code, out, reports := run(t, append(target(gms, frontend, admin), "CATALOGSPEC_FAIL_ON=should", "CATALOGSPEC_DISABLE=ui")...)
 		if code != 0 {
-			t.Fatalf("exit %d, want 0:\n%s", code, tail(out, 60))
+			t.Fatalf("exit %d, want 0:\n%s", code, catalogdtest.LastLines(out, 60))
 		}
 		var res struct {
 			Counts    map[string]int `json:"counts"`
@@ -113,7 +97,7 @@ func TestURLMode(t *testing.T) {
 		}
 		for _, want := range []string{"passed", "skipped", "reports in"} {
 			if !strings.Contains(out, want) {
-				t.Errorf("the output does not say %q:\n%s", want, tail(out, 20))
+				t.Errorf("the output does not say %q:\n%s", want, catalogdtest.LastLines(out, 20))
 			}
 		}
 		for _, name := range []string{"report.html", "junit.xml", "cucumber.json", "results.json"} {
@@ -143,7 +127,7 @@ func TestURLMode(t *testing.T) {
 			began := time.Now()
 			code, out, reports := run(t, m.env...)
 			if code != 2 {
-				t.Fatalf("exit %d, want 2:\n%s", code, tail(out, 30))
+				t.Fatalf("exit %d, want 2:\n%s", code, catalogdtest.LastLines(out, 30))
 			}
 			var errorLines []string
 			for _, line := range strings.Split(strings.TrimSpace(out), "\n") {

@@ -3,6 +3,8 @@ package steps
 import (
 	"fmt"
 	"os"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -70,4 +72,85 @@ func TestSpecIndex(t *testing.T) {
 		return
 	}
 	t.Errorf("SPEC.md's scenario index is out of date: run CATALOGSPEC_UPDATE_SPEC=1 go test -run TestSpecIndex ./steps")
+}
+
+// ruleHeader heads each table of SPEC.md's rules: a rule, the ids of the
+// scenarios that check it, its level and its source.
+const ruleHeader = "| rule | scenarios | level | source |"
+
+// TestSpecRulesCiteScenarios keeps SPEC.md's rules and the features paired
+// by id: each rule row names the scenarios that check it, every id it names
+// is a scenario's, and every scenario is named by a rule row. So "where is
+// rule X checked?" is answered by SPEC.md, and a scenario added without its
+// rule, or a rule left behind by a scenario removed, fails here.
+func TestSpecRulesCiteScenarios(t *testing.T) {
+	b, err := os.ReadFile("../SPEC.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	catalog, err := readCatalog(catalogspec.Features(), "features")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, s := range catalog {
+		known[s.ID] = true
+	}
+	doc, _, _ := strings.Cut(string(b), indexStart) // the index cites every id
+	cited := map[string]bool{}
+	rows := 0
+	idForm := regexp.MustCompile(`^[a-z]+-[0-9]{2,}$`)
+	lines := strings.Split(doc, "\n")
+	for i := 0; i < len(lines); i++ {
+		if lines[i] != ruleHeader {
+			continue
+		}
+		i++ // the line under the header
+		for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "| ") {
+			i++
+			rows++
+			cells := tableCells(lines[i])
+			if len(cells) != 4 {
+				t.Errorf("SPEC.md:%d: a rule row has %d cells, want 4 (rule, scenarios, level, source)", i+1, len(cells))
+				continue
+			}
+			if cells[1] == "" {
+				t.Errorf("SPEC.md:%d: the rule %.60q names no scenario", i+1, cells[0])
+			}
+			for _, id := range strings.Split(cells[1], ",") {
+				id = strings.TrimSpace(id)
+				switch {
+				case id == "":
+				case !idForm.MatchString(id):
+					t.Errorf("SPEC.md:%d: %q is not a scenario id (feature-NN)", i+1, id)
+				case !known[id]:
+					t.Errorf("SPEC.md:%d: the rule %.60q names %s, which no scenario has", i+1, cells[0], id)
+				default:
+					cited[id] = true
+				}
+			}
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("SPEC.md has no table headed %q", ruleHeader)
+	}
+	var uncited []string
+	for _, s := range catalog {
+		if !cited[s.ID] && !slices.Contains(uncited, s.ID) {
+			uncited = append(uncited, s.ID)
+			t.Errorf("%s:%d: scenario %s (%s) is named by no rule of SPEC.md: add it to its rule's row", s.Feature, s.Line, s.ID, s.Name)
+		}
+	}
+}
+
+// tableCells splits a Markdown table row into its cells, trimmed; `\|` is
+// a bar inside a cell.
+func tableCells(row string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimSuffix(strings.TrimPrefix(row, "|"), "|")
+	cells := strings.Split(strings.ReplaceAll(row, `\|`, "\x00"), "|")
+	for i := range cells {
+		cells[i] = strings.TrimSpace(strings.ReplaceAll(cells[i], "\x00", `\|`))
+	}
+	return cells
 }

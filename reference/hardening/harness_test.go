@@ -7,23 +7,19 @@
 package hardening
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 	"github.com/catalogspec/catalogspec/reference/pgprovider"
 )
 
@@ -32,25 +28,7 @@ var catalogdBin string
 
 func TestMain(m *testing.M) {
 	// The mutation tool runs these tests against a mutant it has built.
-	if bin := os.Getenv("CATALOGSPEC_HARDENING_CATALOGD"); bin != "" {
-		catalogdBin = bin
-		os.Exit(m.Run())
-	}
-	dir, err := os.MkdirTemp("", "hardening-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	catalogdBin = filepath.Join(dir, "catalogd")
-	build := exec.Command("go", "build", "-o", catalogdBin, "github.com/catalogspec/catalogspec/reference/cmd/catalogd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build catalogd:", err)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(catalogdtest.Main(os.Getenv("CATALOGSPEC_HARDENING_CATALOGD"), &catalogdBin, m.Run))
 }
 
 // database provides a PostgreSQL database for one test; local asks for a
@@ -93,91 +71,25 @@ type instance struct {
 	gms, frontend string
 	pid           int
 	admin         string // a token of the root user
-	env           []string
-
-	mu  sync.Mutex
-	log bytes.Buffer
+	srv           *catalogdtest.Server
 }
 
 // start runs catalogd serve on free ports against db, with extra
 // environment variables, and mints a root token.
 func start(t *testing.T, db *pgprovider.Database, extra ...string) *instance {
 	t.Helper()
-	env := append(os.Environ(), "DATABASE_URL="+db.URL, "CATALOGD_ROOT_PASSWORD=hardening-root-password")
-	env = append(env, extra...)
-	in := &instance{env: env}
-	cmd := exec.Command(catalogdBin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0", "--log-level", "warn")
-	cmd.Env = env
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = writerFunc(func(p []byte) (int, error) {
-		in.mu.Lock()
-		defer in.mu.Unlock()
-		return in.log.Write(p)
-	})
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	in.pid = cmd.Process.Pid
-	exited := make(chan struct{})
-	found := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			line := sc.Text()
-			if u, ok := strings.CutPrefix(line, "catalogd: gms listening on "); ok {
-				in.gms = u
-			}
-			if u, ok := strings.CutPrefix(line, "catalogd: frontend listening on "); ok {
-				in.frontend = u
-				close(found)
-			}
-		}
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("catalogd's log:\n%s", in.logText())
-		}
-	})
-	select {
-	case <-found:
-	case <-exited:
-		t.Fatalf("catalogd exited before listening:\n%s", in.logText())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("catalogd did not listen within 60s:\n%s", in.logText())
-	}
-	in.admin = in.mint(t, "urn:li:corpuser:datahub")
+	srv := catalogdtest.New(t, catalogdtest.Options{Binary: catalogdBin, DatabaseURL: db.URL,
+		Env:  append([]string{"CATALOGD_ROOT_PASSWORD=hardening-root-password"}, extra...),
+		Args: []string{"--log-level", "warn"}})
+	in := &instance{gms: srv.GMS, frontend: srv.Frontend, pid: srv.PID, srv: srv}
+	in.admin = in.mint(t, catalogdtest.Root)
 	return in
-}
-
-func (in *instance) logText() string {
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.log.String()
 }
 
 // mint has `catalogd token create` make a token for actor.
 func (in *instance) mint(t *testing.T, actor string) string {
 	t.Helper()
-	cmd := exec.Command(catalogdBin, "token", "create", "--actor", actor, "--name", "hardening", "--duration", "ONE_DAY")
-	cmd.Env = in.env
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("token create --actor %s: %v\n%s", actor, err, errOut.String())
-	}
-	return strings.TrimSpace(out.String())
+	return in.srv.NewToken(t, actor, "hardening", "ONE_DAY")
 }
 
 // user ingests a user with no privileges and returns a token of theirs.
@@ -268,7 +180,3 @@ func (in *instance) cpu(t *testing.T) time.Duration {
 	const ticksPerSecond = 100 // USER_HZ on Linux
 	return time.Duration(utime+stime) * time.Second / ticksPerSecond
 }
-
-type writerFunc func([]byte) (int, error)
-
-func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

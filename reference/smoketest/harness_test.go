@@ -9,7 +9,6 @@
 package smoketest
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"crypto/rand"
@@ -21,16 +20,14 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 	"unicode/utf16"
 
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 	"github.com/catalogspec/catalogspec/reference/postgres"
 	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
 )
@@ -43,25 +40,7 @@ var (
 func TestMain(m *testing.M) {
 	// Another catalogd (an older build, a mutant) may be given to replay
 	// the smoke tests against.
-	if bin := os.Getenv("CATALOGSPEC_SMOKETEST_CATALOGD"); bin != "" {
-		catalogdBin = bin
-		os.Exit(pgtest.Main(m, &testDB))
-	}
-	dir, err := os.MkdirTemp("", "smoketest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	catalogdBin = filepath.Join(dir, "catalogd")
-	build := exec.Command("go", "build", "-o", catalogdBin, "github.com/catalogspec/catalogspec/reference/cmd/catalogd")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build catalogd:", err)
-		os.Exit(1)
-	}
-	code := pgtest.Main(m, &testDB)
-	os.RemoveAll(dir)
-	os.Exit(code)
+	os.Exit(catalogdtest.Main(os.Getenv("CATALOGSPEC_SMOKETEST_CATALOGD"), &catalogdBin, func() int { return pgtest.Main(m, &testDB) }))
 }
 
 // target is one `catalogd serve`, on a database of its own, with a root
@@ -69,7 +48,6 @@ func TestMain(m *testing.M) {
 type target struct {
 	gms, frontend string
 	adminPassword string
-	log           bytes.Buffer
 }
 
 func start(t *testing.T) *target {
@@ -77,50 +55,9 @@ func start(t *testing.T) *target {
 	b := make([]byte, 18)
 	_, _ = rand.Read(b)
 	tg := &target{adminPassword: base64.RawURLEncoding.EncodeToString(b)}
-	cmd := exec.Command(catalogdBin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0", "--access-log=false")
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+pgtest.Empty(t), "CATALOGD_ROOT_PASSWORD="+tg.adminPassword)
-	cmd.Stderr = &tg.log
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	listening, exited := make(chan struct{}), make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if u, ok := strings.CutPrefix(sc.Text(), "catalogd: gms listening on "); ok {
-				tg.gms = u
-			}
-			if u, ok := strings.CutPrefix(sc.Text(), "catalogd: frontend listening on "); ok {
-				tg.frontend = u
-				close(listening)
-			}
-		}
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			t.Logf("catalogd's log:\n%s", tg.log.String())
-		}
-	})
-	select {
-	case <-listening:
-	case <-exited:
-		t.Fatalf("catalogd exited before listening:\n%s", tg.log.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("catalogd did not listen within 60s:\n%s", tg.log.String())
-	}
+	srv := catalogdtest.New(t, catalogdtest.Options{Binary: catalogdBin, DatabaseURL: pgtest.Empty(t),
+		Env: []string{"CATALOGD_ROOT_PASSWORD=" + tg.adminPassword}, Args: []string{"--access-log=false"}})
+	tg.gms, tg.frontend = srv.GMS, srv.Frontend
 	return tg
 }
 

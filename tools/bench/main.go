@@ -17,7 +17,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -34,12 +33,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
 
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 	"github.com/catalogspec/catalogspec/reference/pgprovider"
 )
 
@@ -51,7 +50,7 @@ type options struct {
 	policiesFew           int
 	policiesMany          int
 	fillers               int
-	bare                  string // internal: serve the bare handler on this address
+	bare                  bool // internal: serve the bare handler (startBare)
 	cacheOff              bool
 	suite                 bool   // time the suite's runs too
 	suiteLag              string // CATALOGSPEC_REFERENCE_LAG of the lagging run
@@ -69,7 +68,7 @@ func main() {
 	flag.IntVar(&o.policiesMany, "policies-many", 10_000, "active policies in the second flatness run")
 	flag.IntVar(&o.fillers, "fill-connections", 16, "concurrent requests while filling tokens and policies")
 	flag.BoolVar(&o.cacheOff, "no-cache", false, "run catalogd with CATALOGD_CACHE=false, to compare")
-	flag.StringVar(&o.bare, "serve-bare", "", "")
+	flag.BoolVar(&o.bare, "serve-bare", false, "")
 	flag.BoolVar(&o.suite, "suite", true, "first time the suite: the whole of it and its must-level scenarios against the reference, and the must-level ones against the reference lagging as DataHub does (-suite-lag)")
 	flag.StringVar(&o.suiteLag, "suite-lag", "datahub", "how the reference lags in the lagging run (CATALOGSPEC_REFERENCE_LAG): datahub is a policy refresh every 120s and lists 4s behind")
 	flag.Usage = func() {
@@ -77,8 +76,8 @@ func main() {
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if o.bare != "" {
-		serveBare(o.bare)
+	if o.bare {
+		serveBare()
 		return
 	}
 	if flag.NArg() > 0 || o.connections < 1 || o.duration <= 0 || o.revocations < 1 || o.tokensFew > o.tokensMany || o.policiesFew > o.policiesMany {
@@ -96,15 +95,15 @@ func main() {
 // bareBody is what the bare handler answers: the shape of `me`'s answer.
 var bareBody = []byte(`{"data":{"me":{"corpUser":{"urn":"urn:li:corpuser:datahub","username":"datahub"}}}}`)
 
-// serveBare is the bare handler: it reads and decodes the JSON POST, as a
-// GraphQL server must, and answers a fixed document.
-func serveBare(addr string) {
-	l, err := net.Listen("tcp", addr)
+// serveBare is the bare handler, on the listener startBare passed as fd 3:
+// it reads and decodes the JSON POST, as a GraphQL server must, and
+// answers a fixed document.
+func serveBare() {
+	l, err := net.FileListener(os.NewFile(3, "listener"))
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
+		fmt.Fprintln(os.Stderr, "bench -serve-bare:", err)
 		os.Exit(1)
 	}
-	fmt.Printf("bare listening on http://%s\n", l.Addr())
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var req struct {
 			Query     string         `json:"query"`
@@ -134,10 +133,9 @@ func run(ctx context.Context, o options) error {
 
 	bin := os.Getenv("CATALOGSPEC_CATALOGD")
 	if bin == "" {
-		bin = filepath.Join(work, "catalogd")
 		fmt.Println("building catalogd ...")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, "./reference/cmd/catalogd").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build ./reference/cmd/catalogd: %v\n%s", err, out)
+		if bin, err = catalogdtest.Build(ctx, work); err != nil {
+			return err
 		}
 	}
 	self, err := os.Executable()
@@ -175,33 +173,30 @@ func run(ctx context.Context, o options) error {
 	defer db.Close(context.Background())
 	fmt.Printf("PostgreSQL: %s\n", db.Source)
 
-	env := append(os.Environ(), "DATABASE_URL="+db.URL, "METADATA_SERVICE_AUTH_ENABLED=true")
+	replica := catalogdtest.Options{Binary: bin, DatabaseURL: db.URL, Env: []string{"METADATA_SERVICE_AUTH_ENABLED=true"}}
 	if o.cacheOff {
-		env = append(env, "CATALOGD_CACHE=false")
+		replica.Env = append(replica.Env, "CATALOGD_CACHE=false")
 	}
-	a, err := start(ctx, filepath.Join(work, "a.log"), env, bin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0")
+	a, err := catalogdtest.Start(ctx, replica)
 	if err != nil {
 		return fmt.Errorf("replica A: %w", err)
 	}
-	defer a.stop()
-	b, err := start(ctx, filepath.Join(work, "b.log"), env, bin, "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0")
+	defer a.Stop()
+	b, err := catalogdtest.Start(ctx, replica)
 	if err != nil {
 		return fmt.Errorf("replica B: %w", err)
 	}
-	defer b.stop()
-	bare, err := start(ctx, filepath.Join(work, "bare.log"), os.Environ(), self, "-serve-bare", "127.0.0.1:0")
+	defer b.Stop()
+	bare, stopBare, err := startBare(ctx, self)
 	if err != nil {
 		return fmt.Errorf("the bare handler: %w", err)
 	}
-	defer bare.stop()
+	defer stopBare()
 
-	mint := exec.CommandContext(ctx, bin, "token", "create", "--actor", "urn:li:corpuser:datahub", "--name", "bench", "--duration", "NO_EXPIRY")
-	mint.Env = env
-	out, err := mint.Output()
+	admin, err := a.Token(ctx, catalogdtest.Root, "bench", "NO_EXPIRY")
 	if err != nil {
-		return fmt.Errorf("catalogd token create: %w", err)
+		return err
 	}
-	admin := strings.TrimSpace(string(out))
 	cl := &client{http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 
 	me := gql(`{ me { corpUser { urn username } } }`, nil)
@@ -219,11 +214,11 @@ func run(ctx context.Context, o options) error {
 	fixed := func(int64) []byte { return me }
 
 	// Throughput: the bare handler and catalogd in the same run.
-	rBare, err := load("bare net/http handler", bare.url+"/api/graphql", "", fixed, []byte(`"username":"datahub"`))
+	rBare, err := load("bare net/http handler", bare+"/api/graphql", "", fixed, []byte(`"username":"datahub"`))
 	if err != nil {
 		return err
 	}
-	rMe, err := load("catalogd me with a personal access token", a.gms+"/api/graphql", admin, fixed, meOK)
+	rMe, err := load("catalogd me with a personal access token", a.GMS+"/api/graphql", admin, fixed, meOK)
 	if err != nil {
 		return err
 	}
@@ -231,7 +226,7 @@ func run(ctx context.Context, o options) error {
 	createTag := func(i int64) []byte {
 		return gql(`mutation($in: CreateTagInput!) { createTag(input: $in) }`, map[string]any{"in": map[string]any{"id": fmt.Sprintf("%s%d", prefix, i), "name": "bench"}})
 	}
-	rTag, err := load("catalogd createTag with unique ids", a.gms+"/api/graphql", admin, createTag, []byte(`"createTag":"urn:li:tag:`))
+	rTag, err := load("catalogd createTag with unique ids", a.GMS+"/api/graphql", admin, createTag, []byte(`"createTag":"urn:li:tag:`))
 	if err != nil {
 		return err
 	}
@@ -247,13 +242,13 @@ func run(ctx context.Context, o options) error {
 	short.duration = max(o.duration/2, time.Second)
 	flat := func(name string) (result, error) {
 		fmt.Printf("load: %s ...\n", name)
-		r, err := drive(ctx, a.gms+"/api/graphql", admin, fixed, meOK, short)
+		r, err := drive(ctx, a.GMS+"/api/graphql", admin, fixed, meOK, short)
 		if err == nil {
 			fmt.Printf("      %s\n", r)
 		}
 		return r, err
 	}
-	if err := fillTokens(ctx, cl, a.gms, admin, o.tokensFew, o.fillers); err != nil {
+	if err := fillTokens(ctx, cl, a.GMS, admin, o.tokensFew, o.fillers); err != nil {
 		return err
 	}
 	rFew, err := flat(fmt.Sprintf("`me` with %d stored tokens", o.tokensFew))
@@ -261,7 +256,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	t := time.Now()
-	if err := fillTokens(ctx, cl, a.gms, admin, o.tokensMany, o.fillers); err != nil {
+	if err := fillTokens(ctx, cl, a.GMS, admin, o.tokensMany, o.fillers); err != nil {
 		return err
 	}
 	fmt.Printf("      (filled to %d tokens in %s)\n", o.tokensMany, time.Since(t).Round(time.Second))
@@ -277,7 +272,7 @@ func run(ctx context.Context, o options) error {
 
 	// Flatness: policies. The caller is named by the boot policy and by a
 	// handful more; the rest name other users.
-	if err := fillPolicies(ctx, cl, a.gms, admin, o.policiesFew, o.fillers); err != nil {
+	if err := fillPolicies(ctx, cl, a.GMS, admin, o.policiesFew, o.fillers); err != nil {
 		return err
 	}
 	pFew, err := flat(fmt.Sprintf("`me` with %d active policies", o.policiesFew))
@@ -285,7 +280,7 @@ func run(ctx context.Context, o options) error {
 		return err
 	}
 	t = time.Now()
-	if err := fillPolicies(ctx, cl, a.gms, admin, o.policiesMany, o.fillers); err != nil {
+	if err := fillPolicies(ctx, cl, a.GMS, admin, o.policiesMany, o.fillers); err != nil {
 		return err
 	}
 	fmt.Printf("      (filled to %d policies in %s)\n", o.policiesMany, time.Since(t).Round(time.Second))
@@ -301,7 +296,7 @@ func run(ctx context.Context, o options) error {
 
 	// Propagation across replicas.
 	fmt.Printf("propagation: %d tokens revoked through A, each timed until B refuses it ...\n", o.revocations)
-	lat, err := propagation(ctx, cl, a.gms, b.gms, admin, o.revocations)
+	lat, err := propagation(ctx, cl, a.GMS, b.GMS, admin, o.revocations)
 	if err != nil {
 		return err
 	}
@@ -334,72 +329,30 @@ func run(ctx context.Context, o options) error {
 	return nil
 }
 
-// process is a started server.
-type process struct {
-	cmd      *exec.Cmd
-	gms, url string
-	done     chan struct{}
-}
-
-func (p *process) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(10 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
-// start runs a server and waits for the line that says where it listens.
-func start(ctx context.Context, logPath string, env []string, bin string, args ...string) (*process, error) {
-	log, err := os.Create(logPath)
+// startBare runs the bare handler in a process of its own (as catalogd
+// runs in its own), serving on a listener opened here, so that its address
+// is known before it starts; stop ends it.
+func startBare(ctx context.Context, self string) (url string, stop func(), err error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
-	cmd := exec.Command(bin, args...)
-	cmd.Env, cmd.Stderr = env, log
-	stdout, err := cmd.StdoutPipe()
+	defer l.Close()
+	f, err := l.(*net.TCPListener).File()
 	if err != nil {
-		return nil, err
+		return "", nil, err
 	}
+	defer f.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(ctx, self, "-serve-bare")
+	cmd.ExtraFiles = []*os.File{f} // its fd 3
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	catalogdtest.StopWithParent(cmd)
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		cancel()
+		return "", nil, err
 	}
-	p := &process{cmd: cmd, done: make(chan struct{})}
-	found := make(chan struct{})
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		once := sync.Once{}
-		for sc.Scan() {
-			line := sc.Text()
-			fmt.Fprintln(log, "stdout: "+line)
-			switch {
-			case strings.HasPrefix(line, "catalogd: gms listening on "):
-				p.gms = strings.TrimRight(strings.TrimPrefix(line, "catalogd: gms listening on "), "/")
-				once.Do(func() { close(found) })
-			case strings.HasPrefix(line, "bare listening on "):
-				p.url = strings.TrimPrefix(line, "bare listening on ")
-				once.Do(func() { close(found) })
-			}
-		}
-		_ = cmd.Wait()
-		log.Close()
-		close(p.done)
-	}()
-	select {
-	case <-found:
-		return p, nil
-	case <-p.done:
-		b, _ := os.ReadFile(logPath)
-		return nil, fmt.Errorf("%s exited:\n%s", bin, b)
-	case <-time.After(60 * time.Second):
-		p.stop()
-		return nil, fmt.Errorf("%s did not say where it listens within 60s", bin)
-	case <-ctx.Done():
-		p.stop()
-		return nil, ctx.Err()
-	}
+	return "http://" + l.Addr().String(), func() { cancel(); _ = cmd.Wait() }, nil
 }
 
 func gql(query string, vars map[string]any) []byte {

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 )
 
 // The suite's own time: how long a run takes against the reference as it
@@ -63,7 +65,7 @@ func timeSuite(ctx context.Context, work, catalogd string, runs []suiteRun) ([]r
 			rerr = json.Unmarshal(b, &res)
 		}
 		if err != nil || rerr != nil {
-			return rows, fmt.Errorf("%s: %v %v\n%s", r.name, err, rerr, tailLines(string(out), 30))
+			return rows, fmt.Errorf("%s: %v %v\n%s", r.name, err, rerr, catalogdtest.LastLines(string(out), 30))
 		}
 		passed, total := res.Counts["passed"], 0
 		for _, n := range res.Counts {
@@ -117,12 +119,4 @@ func loadAverage() string {
 		return "unknown"
 	}
 	return strings.Join(f[:3], " ")
-}
-
-func tailLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

@@ -4,6 +4,26 @@
 // mutant the suite fails on is killed; one it passes SURVIVED, and points at
 // a rule the features do not check (or at an equivalent change).
 //
+// # Why a tool of its own
+//
+// The existing Go mutation tools judge a mutant by a command run against
+// the mutated source tree: go-mutesting (zimmski's, and avito-tech's fork)
+// writes each mutant over the file and runs `go test` or any --exec
+// script; ooze copies the tree and runs a configurable test command;
+// gremlins runs `go test` only, on the mutants on lines the tests cover.
+// What kills a mutant of catalogd is an outside suite speaking HTTP to the
+// rebuilt server, started on a database of its own, and then, for what the
+// suite lets through, further stages (the reference's unit tests, the @ui
+// scenarios in a browser, the hardening tests that stop PostgreSQL), each
+// gated by the coverage that stage recorded in the clean run. Wrapping
+// that in an --exec script would rebuild, start and provision everything
+// for every mutant in every stage, with no coverage to skip the stages
+// that cannot tell it apart, and no way to build most mutants once (the
+// schema build below). Hence this tool: the mutation operators are one file
+// (mutants.go); the rest is running the stages (run.go, stages.go,
+// database.go, output.go), the coverage (coverage.go), the schema build
+// (schema.go, schemabuild.go), the journal and the report.
+//
 // Mutants are made in the reference's own code (the domain, httpapi, jwt,
 // postgres, and graph's resolver.go, convert.go and handler.go; never
 // generated code, tests, pgprovider or cmd), one change each:

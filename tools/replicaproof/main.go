@@ -16,6 +16,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -25,6 +26,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 )
 
 // The fault: in the cache's apply, a notification of a change to an access
@@ -74,17 +77,15 @@ func run(runs int, tags, given string) error {
 	if err := os.WriteFile(overlay, b, 0o644); err != nil {
 		return err
 	}
-	catalogd := filepath.Join(work, "catalogd")
-	suite := filepath.Join(work, "catalogspec")
-	builds := [][]string{{"go", "build", "-overlay", overlay, "-o", catalogd, "./reference/cmd/catalogd"}}
-	if given != "" {
-		suite = given
-	} else {
-		builds = append(builds, []string{"go", "build", "-o", suite, "./cmd/catalogspec"})
+	catalogd, err := catalogdtest.Build(context.Background(), work, "-overlay", overlay)
+	if err != nil {
+		return err
 	}
-	for _, c := range builds {
-		if out, err := exec.Command(c[0], c[1:]...).CombinedOutput(); err != nil {
-			return fmt.Errorf("%s: %v\n%s", strings.Join(c, " "), err, out)
+	suite := given
+	if suite == "" {
+		suite = filepath.Join(work, "catalogspec")
+		if out, err := exec.Command("go", "build", "-o", suite, "./cmd/catalogspec").CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./cmd/catalogspec: %v\n%s", err, out)
 		}
 	}
 	fmt.Printf("replicaproof: catalogd broken so that a replica never applies a revocation made through another instance; %d whole-suite runs, each must fail %s\n", runs, catching)
@@ -97,7 +98,7 @@ func run(runs int, tags, given string) error {
 		out, _ := cmd.CombinedOutput()
 		failed, total, err := failedIDs(filepath.Join(reports, "results.json"))
 		if err != nil {
-			return fmt.Errorf("run %d: %v\n%s", i, err, tail(string(out), 30))
+			return fmt.Errorf("run %d: %v\n%s", i, err, catalogdtest.LastLines(string(out), 30))
 		}
 		caught := false
 		for _, id := range failed {
@@ -139,12 +140,4 @@ func failedIDs(path string) ([]string, int, error) {
 		}
 	}
 	return failed, len(res.Scenarios), nil
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
 }

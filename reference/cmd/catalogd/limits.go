@@ -14,7 +14,7 @@ import (
 
 // limits are the bounds that keep one client from holding the service:
 // each from an environment variable, with a default no real client
-// reaches. README lists them.
+// reaches. docs/catalogd.md lists them.
 type limits struct {
 	dbTimeout       time.Duration // CATALOGD_DB_TIMEOUT: one call to the database
 	requestTimeout  time.Duration // CATALOGD_REQUEST_TIMEOUT: one request, end to end

@@ -3,10 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -129,15 +132,22 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 // TestServeAndFirstToken runs the program as an operator would: serve on
-// free ports, mint the first token against the database, use it, stop.
+// free ports, mint the first token against the database, use it, stop. The
+// --ready-file says what the "listening on" lines say, replaces a file
+// left by an earlier run, and is gone once serve has stopped.
 func TestServeAndFirstToken(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	stdoutR, stdoutW := io.Pipe()
 	done := make(chan error, 1)
 	serveLog := &syncBuffer{}
+	readyFile := filepath.Join(t.TempDir(), "ready.json")
+	stale := `{"gms":"http://127.0.0.1:1","frontend":"http://127.0.0.1:2","pid":1}`
+	if err := os.WriteFile(readyFile, []byte(stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	go func() {
-		done <- run(ctx, []string{"catalogd", "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0"}, env(nil), stdoutW, serveLog)
+		done <- run(ctx, []string{"catalogd", "serve", "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0", "--ready-file", readyFile}, env(nil), stdoutW, serveLog)
 		stdoutW.Close()
 	}()
 	urls := map[string]string{}
@@ -153,6 +163,25 @@ func TestServeAndFirstToken(t *testing.T) {
 	go io.Copy(io.Discard, stdoutR) //nolint:errcheck // drain the rest
 	if len(urls) < 2 {
 		t.Fatalf("serve did not say where it listens: %v (%v)", urls, <-done)
+	}
+	var ready struct {
+		GMS, Frontend string
+		PID           int
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(readyFile)
+		if err == nil && string(b) != stale {
+			if err := json.Unmarshal(b, &ready); err != nil {
+				t.Fatalf("--ready-file holds %q: %v", b, err)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("--ready-file not written within 5s of the listening lines (%v)", err)
+		}
+	}
+	if ready.GMS != urls["gms"] || ready.Frontend != urls["frontend"] || ready.PID != os.Getpid() {
+		t.Errorf("--ready-file says %+v; the listening lines say %v (pid %d)", ready, urls, os.Getpid())
 	}
 
 	var token, logs strings.Builder
@@ -223,6 +252,9 @@ func TestServeAndFirstToken(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not stop on cancel")
 	}
+	if _, err := os.Stat(readyFile); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("--ready-file is still there after serve stopped (%v)", err)
+	}
 	// One access-log line per request at info: the refused one too, with no
 	// query values; the authenticated ones name their actor; no token.
 	log := serveLog.String()
@@ -256,7 +288,7 @@ func (s *syncBuffer) String() string {
 }
 
 // TestNoExpirySettingReachesTheService: tokens that never expire are made
-// unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is false, as the README says.
+// unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is false, as docs/catalogd.md says.
 func TestNoExpirySettingReachesTheService(t *testing.T) {
 	for value, want := range map[string]bool{"": true, " false ": false} {
 		b, _, err := open(context.Background(), common{logLevel: "error"}, env(map[string]string{"ACCESS_TOKEN_ALLOW_NO_EXPIRY": value}), io.Discard, io.Discard, false)

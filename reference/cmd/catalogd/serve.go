@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -33,12 +35,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		gmsAddr      string
 		frontendAddr string
 		accessLog    bool
+		readyFile    string
 	)
 	c.register(fs)
 	fs.StringVar(&gmsAddr, "gms-addr", "127.0.0.1:8080", "address of the metadata service (GMS)")
 	fs.StringVar(&frontendAddr, "frontend-addr", "127.0.0.1:9002", "address of the frontend")
 	fs.StringVar(&c.postgres, "postgres", "local", "without DATABASE_URL: local (a cluster in --data-dir, kept) or container (a throw-away one, needs Docker)")
 	fs.BoolVar(&accessLog, "access-log", true, "log one line per request at info (method, path, status, duration, actor); false logs them at debug")
+	fs.StringVar(&readyFile, "ready-file", "", "for programs that start catalogd: once both tiers listen, write their base URLs to this file\nas one JSON object, {\"gms\": URL, \"frontend\": URL, \"pid\": N} (written whole or not at all;\nremoved at exit). The \"listening on\" lines on stdout are for people and may change")
 	if err := parse(fs, args, "Runs the metadata service (GMS) and the frontend until interrupted.", serveEnvironment, stdout, stderr); err != nil {
 		return err
 	}
@@ -47,6 +51,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	if c.postgres != "local" && c.postgres != "container" {
 		return fmt.Errorf("bad --postgres %q: use local or container", c.postgres)
+	}
+	if readyFile != "" {
+		// A file left by an earlier run must not be taken for this one's.
+		if err := os.Remove(readyFile); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("--ready-file: %w", err)
+		}
 	}
 	b, logger, err := open(ctx, c, getenv, stdout, stderr, true)
 	if err != nil {
@@ -107,6 +117,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	fmt.Fprintf(stdout, "catalogd: gms listening on %s\n", gmsURL)
 	fmt.Fprintf(stdout, "catalogd: frontend listening on http://%s\n", frontLn.Addr())
+	if readyFile != "" {
+		if err := writeReady(readyFile, ready{GMS: gmsURL.String(), Frontend: "http://" + frontLn.Addr().String(), PID: os.Getpid()}); err != nil {
+			return err
+		}
+		defer os.Remove(readyFile)
+	}
 	logger.Info("catalogd started", "gms", gmsURL.String(), "frontend", "http://"+frontLn.Addr().String(),
 		"auth_enabled", b.svc.AuthEnabled(), "database", b.provided.Source)
 	if b.provided.Source == pgprovider.SourceLocal {
@@ -181,4 +197,37 @@ func publicSettings(getenv func(string) string) (*url.URL, []netip.Prefix, error
 		proxies = append(proxies, p.Masked())
 	}
 	return public, proxies, nil
+}
+
+// ready is what --ready-file holds once serve listens.
+type ready struct {
+	GMS      string `json:"gms"`
+	Frontend string `json:"frontend"`
+	PID      int    `json:"pid"`
+}
+
+// writeReady writes r to path whole or not at all: to a temporary file
+// beside it, renamed into place, so that a program polling for path never
+// reads half of it.
+func writeReady(path string, r ready) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("--ready-file: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return fmt.Errorf("--ready-file: %w", err)
+	}
+	return nil
 }
