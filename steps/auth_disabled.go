@@ -8,6 +8,19 @@ import (
 	"github.com/cucumber/godog"
 )
 
+// registerAuthDisabledSteps registers the steps of features/auth_disabled.feature.
+func registerAuthDisabledSteps(s stepRegistrar) {
+	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
+	s.Step(`^the service runs with authentication disabled$`, serviceRunsWithAuthDisabled)
+	s.Step(`^someone without a token asks who they are$`, someoneWithoutTokenAsksWhoTheyAre)
+	s.Step(`^someone without a token creates a tag$`, someoneWithoutTokenCreatesTag)
+	s.Step(`^someone without a token reads the app configuration$`, someoneWithoutTokenReadsAppConfig)
+	s.Step(`^the answer names the system actor as the signed-in user$`, answerNamesSystemActor)
+	s.Step(`^someone naming `+who+` in X-DataHub-Actor asks who they are( through the frontend)?$`, someoneNamingAsksWhoTheyAre)
+	s.Step(`^the answer does not name `+who+` as the signed-in user$`, answerDoesNotName)
+	s.Step(`^someone naming `+who+` in X-DataHub-Actor creates a tag$`, createsATag)
+}
+
 // systemActor is who a request without a token runs as when authentication
 // is disabled.
 const systemActor = "urn:li:corpuser:__datahub_system"
@@ -16,7 +29,7 @@ const systemActor = "urn:li:corpuser:__datahub_system"
 
 func serviceRunsWithAuthDisabled(ctx context.Context) error {
 	w := theWorld(ctx)
-	if w.suite.target.NoAuthGMS == "" {
+	if w.suite.Target.NoAuthGMS == "" {
 		// The Before hook skips @auth-disabled scenarios already; this
 		// covers the step used in a scenario without the tag.
 		return godog.ErrSkip
@@ -85,4 +98,17 @@ func answerDoesNotName(ctx context.Context, name string) error {
 		return w.fail("%s: the answer names %s, so the client's X-DataHub-Actor was passed on", a.what, me.CorpUser.URN)
 	}
 	return nil
+}
+
+func namesInActorHeader(ctx context.Context, what string) error {
+	w := theWorld(ctx)
+	t := w.suite.Target
+	value := "not-a-urn-" + w.id
+	if what == "a tag's URN" {
+		value = "urn:li:tag:" + w.unique("tag")
+	}
+	c := caller{name: "someone naming " + what + " in X-DataHub-Actor", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend,
+		headers: map[string]string{"X-DataHub-Actor": value}}
+	w.last = w.askWhoAmI(c, "")
+	return w.checkpoint()
 }

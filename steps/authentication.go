@@ -10,8 +10,26 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/golang-jwt/jwt/v5"
 )
+
+// registerAuthenticationSteps registers the steps of features/authentication.feature.
+func registerAuthenticationSteps(s stepRegistrar) {
+	s.Step(`^`+who+`'s token works$`, tokenWorks)
+	s.Step(`^`+who+` creates a tag, naming the administrator in X-DataHub-Actor$`, createsTagNamingAdmin)
+	s.Step(`^a request without a token reaches `+surfaces+`$`, requestWithoutTokenReaches)
+	s.Step(`^the request is refused as unauthenticated$`, refusedAsUnauthenticated)
+	s.Step(`^the answer challenges the caller for a Bearer token$`, answerChallengesForBearer)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, sending `+own+` token `+schemeNames+`$`, asksWhoSheIsSendingToken)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the (metadata service|frontend), naming the administrator in X-DataHub-Actor$`, asksWhoSheIsNamingAdmin)
+	s.Step(`^the challenge says the token is invalid$`, challengeSaysTokenInvalid)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` with `+badTokens+`$`, asksWhoSheIsWithBadToken)
+	s.Step(`^the administrator revokes `+who+`'s token$`, adminRevokesToken)
+	s.Step(`^the administrator suspends `+who+`$`, adminSuspends)
+	s.Step(`^`+who+` reads the app configuration$`, readsAppConfig)
+	s.Step(`^token authentication is reported as (enabled|disabled)$`, tokenAuthReportedAs)
+}
 
 // surfaceList is every place a request without a token must be refused,
 // by the name authentication.feature gives it, with how to reach it.
@@ -24,8 +42,8 @@ var surfaceList = []struct {
 	{"the frontend's v2 GraphQL endpoint", func(w *world, c caller) *answer { return w.askWhoAmI(c, c.frontend+"/api/v2/graphql") }},
 	{"the GraphiQL page", func(w *world, c caller) *answer { return w.getPage(c, c.gms+"/api/graphiql") }},
 	{"the frontend's GraphiQL page", func(w *world, c caller) *answer { return w.getPage(c, c.frontend+"/api/graphiql") }},
-	{"the metadata service's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierGMS, rootUser, false) }},
-	{"the frontend's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierFrontend, rootUser, false) }},
+	{"the metadata service's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierGMS, runner.RootUser, false) }},
+	{"the frontend's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierFrontend, runner.RootUser, false) }},
 	{"the ingestion endpoint", func(w *world, c caller) *answer {
 		w.dataset = w.newDataset()
 		return w.attemptIngestDescription(c, c.gms, w.dataset)
@@ -294,7 +312,7 @@ func asksWhoSheIsNamingAdmin(ctx context.Context, name, tier string) error {
 	if err != nil {
 		return err
 	}
-	c.headers = map[string]string{"X-DataHub-Actor": rootUser}
+	c.headers = map[string]string{"X-DataHub-Actor": runner.RootUser}
 	endpoint := c.gms + "/api/graphql"
 	if tier == "frontend" {
 		endpoint = c.frontend + "/api/graphql"
@@ -302,4 +320,43 @@ func asksWhoSheIsNamingAdmin(ctx context.Context, name, tier string) error {
 	w.last = w.askWhoAmI(c, endpoint)
 	w.last.what = fmt.Sprintf("%s asking who she is through the %s, naming the administrator in X-DataHub-Actor", name, tier)
 	return w.checkpoint()
+}
+
+func tokenWorks(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	return w.answerNames(w.askWhoAmI(c, ""), p.urn)
+}
+
+func createsTagNamingAdmin(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	c.headers = map[string]string{"X-DataHub-Actor": runner.RootUser}
+	w.tag = w.newTag()
+	w.last = w.attemptCreateTag(c, w.tag)
+	return w.checkpoint()
+}
+
+func adminRevokesToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if p.tokenID == "" {
+		return w.fail("%s holds no token", name)
+	}
+	a := w.revoke(w.admin(), p.tokenID)
+	var ok bool
+	if err := a.data("revokeAccessToken", &ok); err != nil {
+		return w.failed(err)
+	}
+	if !ok {
+		return w.fail("%s answered false", a.what)
+	}
+	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,38 +17,8 @@ import (
 )
 
 // This file is the suite's HTTP client: httpexpect with a reporter that works
-// outside testing.T, a printer that records every exchange of a scenario, and
-// the masking that keeps tokens out of everything the suite prints or writes.
-
-const maskedText = "[masked]"
-
-var (
-	// jwtShape matches anything that looks like a JWT, signed or not.
-	jwtShape = regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*`)
-	// authorizationValue matches the value of an Authorization header as an
-	// HTTP dump, a JSON object or a Go map prints it; group 1 is the name and
-	// separator, group 2 the scheme (kept), group 3 the credentials.
-	authorizationValue = regexp.MustCompile(`(?i)(authorization["']?[ \t]*[:=][ \t]*[\["']*)((?:bearer|basic)[ \t]+)?([^"'\]\r\n]*)`)
-)
-
-// mask hides credentials in s: the value of any Authorization header, every
-// JWT-shaped string, and each of the given secrets wherever it appears.
-func mask(s string, secrets ...string) string {
-	s = authorizationValue.ReplaceAllStringFunc(s, func(m string) string {
-		g := authorizationValue.FindStringSubmatch(m)
-		if g[3] == "" {
-			return m
-		}
-		return g[1] + g[2] + maskedText
-	})
-	s = jwtShape.ReplaceAllString(s, maskedText)
-	for _, secret := range secrets {
-		if len(secret) >= 8 {
-			s = strings.ReplaceAll(s, secret, maskedText)
-		}
-	}
-	return s
-}
+// outside testing.T, and a printer that records every exchange of a scenario
+// (masked: mask.go).
 
 // reporter collects httpexpect failures into the scenario's world; a step
 // turns them into its error (see world.checkpoint and suite.afterStep).
@@ -138,7 +107,7 @@ func newExpect(w *world) *httpexpect.Expect {
 		TestName: w.name,
 		// Every request names its full URL (see world.send), so this base
 		// is only a default.
-		BaseURL:  w.suite.target.GMS,
+		BaseURL:  w.suite.Target.GMS,
 		Reporter: reporter{w},
 		Client:   &http.Client{Timeout: 30 * time.Second},
 		Printers: []httpexpect.Printer{recorder{w}},

@@ -6,11 +6,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/catalogspec/catalogspec"
 	gherkin "github.com/cucumber/gherkin/go/v42"
 	messages "github.com/cucumber/messages/go/v34"
 )
@@ -102,29 +100,6 @@ func TestEveryStepIsDefinedOnce(t *testing.T) {
 		if s.used == 0 {
 			t.Errorf("step %q is used by no feature", s.re.String())
 		}
-	}
-}
-
-func TestEveryScenarioIsTagged(t *testing.T) {
-	catalog, err := readCatalog(catalogspec.Features(), "features")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// An id, exactly one level, known capabilities; ids unique.
-	for _, p := range checkCatalog(catalog) {
-		t.Error(p)
-	}
-	depths := []string{"@smoke", "@core"}
-	for _, s := range catalog {
-		if !slices.ContainsFunc(s.Tags, func(tag string) bool { return slices.Contains(depths, tag) }) {
-			t.Errorf("%s: scenario %q has no depth tag (one of %v)", s.Where(), s.Name, depths)
-		}
-		if s.Line == 0 {
-			t.Errorf("scenario %q: no line", s.Name)
-		}
-	}
-	if len(catalog) < 100 {
-		t.Errorf("only %d scenarios read", len(catalog))
 	}
 }
 

@@ -29,6 +29,10 @@ type documents struct {
 	listUsers              string
 	removeUser             string
 	corpUserProfile        string
+	corpUser               string
+	introspection          string
+	listPoliciesEditable   string
+	typeByName             string
 }
 
 // loadDocuments reads every document from the root of fsys.
@@ -54,6 +58,10 @@ func loadDocuments(fsys fs.FS) (documents, error) {
 		"list_users.graphql":                     &d.listUsers,
 		"remove_user.graphql":                    &d.removeUser,
 		"corp_user_profile.graphql":              &d.corpUserProfile,
+		"corp_user.graphql":                      &d.corpUser,
+		"introspection.graphql":                  &d.introspection,
+		"list_policies_editable.graphql":         &d.listPoliciesEditable,
+		"type_by_name.graphql":                   &d.typeByName,
 	}
 	fragments, err := fs.Glob(fsys, "*.fragment.graphql")
 	if err != nil {

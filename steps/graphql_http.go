@@ -10,6 +10,32 @@ import (
 	"strings"
 )
 
+// registerGraphQLHTTPSteps registers the steps of features/graphql_http.feature.
+func registerGraphQLHTTPSteps(s stepRegistrar) {
+	s.Step(`^`+who+` asks the GraphQL endpoint to describe its schema$`, asksForSchema)
+	s.Step(`^the answer describes a schema whose queries include me and tag$`, schemaDescribed)
+	s.Step(`^`+who+` asks the GraphQL endpoint about the type (\w+), naming it in a variable$`, asksAboutType)
+	s.Step(`^the answer names the type (\w+), with no errors$`, typeNamed)
+	s.Step(`^`+who+` asks for a type nested (\d+) levels deep$`, asksNestedType)
+	s.Step(`^`+who+` asks for (\d+) fields in one query$`, asksManyFields)
+	s.Step(`^`+who+` asks for her manager, her manager's manager and so on, in a query nested (\d+) levels deep$`, asksNestedManagers)
+	s.Step(`^the answer is a GraphQL error, without data$`, answeredWithErrorWithoutData)
+	s.Step(`^the answer has data and no errors$`, answeredWithoutErrors)
+	s.Step(`^the request is refused, not answered$`, requestRefusedNotAnswered)
+	s.Step(`^the answer is DataHub's "unauthorized" GraphQL error$`, answerIsUnauthorizedGraphQLError)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the frontend's (GraphQL|v2 GraphQL) endpoint$`, asksWhoSheIsThroughFrontend)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`, accepting (application/json|application/graphql-response\+json)$`, asksWhoSheIsAccepting)
+	s.Step(`^the answer comes as (application/json|application/graphql-response\+json)$`, answerComesAs)
+	s.Step(`^`+who+` sends a query to the GraphQL endpoint by (GET|PUT|PATCH|DELETE)$`, sendsQueryByMethod)
+	s.Step(`^`+who+` sends a tag creation to the GraphQL endpoint by GET$`, sendsTagCreationByGET)
+	s.Step(`^`+who+` sends a GraphQL request whose body is not valid JSON$`, sendsBodyNotJSON)
+	s.Step(`^`+who+` sends a GraphQL request whose body has no query$`, sendsBodyWithoutQuery)
+	s.Step(`^`+who+` sends a GraphQL request whose body has a second JSON object after the first$`, sendsTwoObjects)
+	s.Step(`^`+who+` sends a GraphQL query declared as plain text$`, sendsQueryAsPlainText)
+	s.Step(`^the answer says that only POST is allowed$`, answerAllowsOnlyPOST)
+	s.Step(`^the answer does not repeat the body that was sent$`, answerDoesNotEcho)
+}
+
 // graphqlState is what a GraphQL transport scenario sent.
 type graphqlState struct {
 	echoMarker string // a marker sent in a body the answer must not echo
@@ -184,23 +210,13 @@ func answerComesAs(ctx context.Context, mediaType string) error {
 	return nil
 }
 
-// introspectionQuery is the schema question GraphiQL asks, cut to what the
-// step reads.
-const introspectionQuery = `query IntrospectionQuery {
-  __schema {
-    queryType { name fields { name } }
-    mutationType { name }
-    types { kind name }
-  }
-}`
-
 func asksForSchema(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	c, err := w.as(w.person(name))
 	if err != nil {
 		return err
 	}
-	a := w.graphql(c, introspectionQuery, nil)
+	a := w.graphql(c, w.suite.docs.introspection, nil)
 	a.what = name + " asking the GraphQL endpoint to describe its schema"
 	a.noEffect = nothingToCheck // a read
 	w.last = a
@@ -243,7 +259,7 @@ func asksAboutType(ctx context.Context, name, typ string) error {
 	if err != nil {
 		return err
 	}
-	a := w.graphql(c, `query Type($name: String!) { __type(name: $name) { name kind } }`, map[string]any{"name": typ})
+	a := w.graphql(c, w.suite.docs.typeByName, map[string]any{"name": typ})
 	a.what = fmt.Sprintf("%s asking about the type %s in a variable", name, typ)
 	a.noEffect = nothingToCheck // a read
 	w.last = a
@@ -399,4 +415,43 @@ func answeredWithoutErrors(ctx context.Context) error {
 		return w.fail("%s was answered without data", a.what)
 	}
 	return nil
+}
+
+// requestRefusedNotAnswered: any 4xx or 5xx, and the request had no effect
+// (read back where it names one). A refusal of a method DataHub does not
+// serve is 405 or, for GET at /api/graphql, 500: the status is not the rule.
+func requestRefusedNotAnswered(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status < 400 || a.status > 599 {
+		return w.fail("%s answered status %d, expected a refusal (4xx or 5xx)", a.what, a.status)
+	}
+	return w.noEffect(a)
+}
+
+// unauthorizedMessage is the message DataHub gives a caller who lacks a
+// privilege (SPEC.md, GraphQL over HTTP).
+const unauthorizedMessage = "Unauthorized to perform this action. Please contact your DataHub administrator."
+
+// answerIsUnauthorizedGraphQLError checks DataHub's exact shape of a refusal:
+// the field null, errors[0] with DataHub's message and extensions
+// {"code": 403, "type": "UNAUTHORIZED"}, and nothing changed.
+func answerIsUnauthorizedGraphQLError(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	e, err := w.graphQLRefusal(a, "DataHub's unauthorized error")
+	if err != nil {
+		return err
+	}
+	if e.Message != unauthorizedMessage || e.code() != "403" || e.Extensions.Type != "UNAUTHORIZED" {
+		return w.fail("%s failed with message %q, code %q and type %q; expected %q, 403 and UNAUTHORIZED",
+			a.what, e.Message, e.code(), e.Extensions.Type, unauthorizedMessage)
+	}
+	return w.noEffect(a)
 }

@@ -9,6 +9,25 @@ import (
 	"strings"
 )
 
+// registerHTTPDetailsSteps registers the steps of features/http_details.feature.
+func registerHTTPDetailsSteps(s stepRegistrar) {
+	s.Step(`^the configuration says the server is capable of stateful ingestion$`, configSaysStatefulIngestion)
+	s.Step(`^the administrator sends an ingestion request (whose body is not JSON|whose body has no proposal|for an action that is not served|whose body is larger than DataHub's 16,000,000 bytes)$`, adminSendsFlawedIngestion)
+	s.Step(`^the administrator sends a GraphQL request whose (query is blank|variables are a list|operationName is a number|extensions are a string|query key appears twice)$`, adminSendsFlawedGraphQL)
+	s.Step(`^the administrator sends a GraphQL request with an operation name, extensions and null variables$`, adminSendsGraphQLWithAllParameters)
+	s.Step(`^the administrator sends a GraphQL request larger than a MiB to the frontend$`, adminSendsLargeGraphQLToFrontend)
+	s.Step(`^the answer says the caller is the administrator$`, answerSaysCallerIsAdmin)
+	s.Step(`^the administrator sends a document that does not validate, accepting (application/json|application/graphql-response\+json)$`, adminSendsInvalidDocument)
+	s.Step(`^the administrator asks the (metadata service|frontend) for a path it does not serve$`, adminAsksUnservedPath)
+	s.Step(`^the administrator reads their own user through the entity path$`, adminReadsOwnUser)
+	s.Step(`^the answer is application/json$`, answerIsApplicationJSON)
+	s.Step(`^the answer is marked nosniff$`, answerIsNosniff)
+	s.Step(`^the challenge does not say the token is invalid$`, challengeDoesNotSayInvalid)
+	s.Step(`^the administrator reads an entity by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id|a URN that is not valid UTF-8) through the entity path$`, adminReadsEntityByMalformedURN)
+	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null|whose aspect value holds a NUL character|whose aspect value holds a NUL character in a key|whose aspect value holds a lone surrogate|whose aspect name is not an identifier|for a dataset URN that is not \(platform, name, origin\)|whose aspect name is 200 letters long|whose user info says active is neither true nor false|whose tag name is not text|whose dataset description is not text|whose dataset custom properties are not all text)$`, adminIngestsFlawedProposal)
+	s.Step(`^the administrator reads an entity of a type the service does not know through the entity path$`, adminReadsEntityOfUnknownType)
+}
+
 // Steps of http_details.feature: the HTTP answers to what the tiers cannot
 // serve.
 
@@ -302,37 +321,4 @@ func adminIngestsFlawedProposal(ctx context.Context, flaw string) error {
 // datasetURN is the URN of a hive dataset named name.
 func datasetURN(name string) string {
 	return fmt.Sprintf("urn:li:dataset:(urn:li:dataPlatform:hive,%s,PROD)", name)
-}
-
-func namesInActorHeader(ctx context.Context, what string) error {
-	w := theWorld(ctx)
-	t := w.suite.target
-	value := "not-a-urn-" + w.id
-	if what == "a tag's URN" {
-		value = "urn:li:tag:" + w.unique("tag")
-	}
-	c := caller{name: "someone naming " + what + " in X-DataHub-Actor", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend,
-		headers: map[string]string{"X-DataHub-Actor": value}}
-	w.last = w.askWhoAmI(c, "")
-	return w.checkpoint()
-}
-
-// registerHTTPDetailSteps registers the steps of http_details.feature.
-func registerHTTPDetailSteps(s stepRegistrar) {
-	s.Step(`^the configuration says the server is capable of stateful ingestion$`, configSaysStatefulIngestion)
-	s.Step(`^the administrator sends an ingestion request (whose body is not JSON|whose body has no proposal|for an action that is not served|whose body is larger than DataHub's 16,000,000 bytes)$`, adminSendsFlawedIngestion)
-	s.Step(`^the administrator sends a GraphQL request whose (query is blank|variables are a list|operationName is a number|extensions are a string|query key appears twice)$`, adminSendsFlawedGraphQL)
-	s.Step(`^the administrator sends a GraphQL request with an operation name, extensions and null variables$`, adminSendsGraphQLWithAllParameters)
-	s.Step(`^the administrator sends a GraphQL request larger than a MiB to the frontend$`, adminSendsLargeGraphQLToFrontend)
-	s.Step(`^the answer says the caller is the administrator$`, answerSaysCallerIsAdmin)
-	s.Step(`^the administrator sends a document that does not validate, accepting (application/json|application/graphql-response\+json)$`, adminSendsInvalidDocument)
-	s.Step(`^the administrator asks the (metadata service|frontend) for a path it does not serve$`, adminAsksUnservedPath)
-	s.Step(`^the administrator reads their own user through the entity path$`, adminReadsOwnUser)
-	s.Step(`^the answer is application/json$`, answerIsApplicationJSON)
-	s.Step(`^the answer is marked nosniff$`, answerIsNosniff)
-	s.Step(`^the challenge does not say the token is invalid$`, challengeDoesNotSayInvalid)
-	s.Step(`^the administrator reads an entity by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id|a URN that is not valid UTF-8) through the entity path$`, adminReadsEntityByMalformedURN)
-	s.Step(`^the administrator ingests a proposal (that writes a policy|that writes an access token|whose aspect is not one of the entity's|whose aspect value is null|whose aspect value holds a NUL character|whose aspect value holds a NUL character in a key|whose aspect value holds a lone surrogate|whose aspect name is not an identifier|for a dataset URN that is not \(platform, name, origin\)|whose aspect name is 200 letters long|whose user info says active is neither true nor false|whose tag name is not text|whose dataset description is not text|whose dataset custom properties are not all text)$`, adminIngestsFlawedProposal)
-	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
-	s.Step(`^the administrator reads an entity of a type the service does not know through the entity path$`, adminReadsEntityOfUnknownType)
 }

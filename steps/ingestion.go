@@ -11,6 +11,29 @@ import (
 	"time"
 )
 
+// registerIngestionSteps registers the steps of features/ingestion.feature.
+func registerIngestionSteps(s stepRegistrar) {
+	s.Step(`^`+who+` ingests a description for (a new dataset|that dataset|another new dataset)( through the frontend)?$`, ingestsDescription)
+	s.Step(`^the ingestion is acknowledged$`, ingestionAcknowledged)
+	s.Step(`^`+who+` has ingested a description for a new dataset$`, hasIngestedDescription)
+	s.Step(`^`+who+` ingests another description for that dataset$`, ingestsAnotherDescription)
+	s.Step(`^`+who+` ingests a description for a new dataset in a proposal `+malformationNames+`$`, ingestsMalformed)
+	s.Step(`^the answer is a refusal of a bad request$`, refusedAsBadRequest)
+	s.Step(`^`+who+` ingests the properties of a new tag$`, ingestsTagProperties)
+	s.Step(`^the dataset's key aspect names its platform, name and origin$`, datasetKeyReadsBack)
+	s.Step(`^the tag's key aspect names its id$`, tagKeyReadsBack)
+	s.Step(`^the administrator ingests only the info of a new user$`, adminIngestsOnlyUserInfo)
+	s.Step(`^the user's key aspect names their username$`, userKeyReadsBack)
+	s.Step(`^`+who+` ingests the institutional memory of a new dataset$`, ingestsInstitutionalMemory)
+	s.Step(`^the dataset's institutional memory reads back through the `+tiers+` entity path$`, institutionalMemoryReadsBack)
+	s.Step(`^the dataset's description reads back through the `+tiers+` entity path$`, datasetDescriptionReadsBack)
+	s.Step(`^nothing was stored for the dataset$`, nothingStoredForDataset)
+	s.Step(`^`+who+` proposes to DELETE the dataset's description$`, sendsDeleteProposal)
+	s.Step(`^the description is gone if the proposal was acknowledged, and still there if it was refused$`, deleteAnsweredTruthfully)
+	s.Step(`^someone without a token reads the server configuration$`, someoneReadsServerConfig)
+	s.Step(`^the configuration says the server takes ingestion from DataHub's own clients$`, configTakesIngestion)
+}
+
 // datasetState is the dataset a scenario writes, or means to.
 type datasetState struct {
 	dataset *datasetRecord

@@ -6,12 +6,8 @@ import (
 	"net/http"
 )
 
-// Invitations and signing up (invitations.feature): getInviteToken and
-// createInviteToken (InviteTokenService; GetInviteTokenResolver and
-// CreateInviteTokenResolver ask for MANAGE_USER_CREDENTIALS) and the
-// frontend's POST /signUp (AuthenticationController.signUp).
-
-func registerInvitationSteps(s stepRegistrar) {
+// registerInvitationsSteps registers the steps of features/invitations.feature.
+func registerInvitationsSteps(s stepRegistrar) {
 	s.Step(`^`+who+` (asks for the invite token|makes a new invite token)$`, asksForInvite)
 	s.Step(`^the administrator has (asked for the invite token|made a new invite token)$`, adminHasInvite)
 	s.Step(`^(?:with the invite token )?`+who+` signs up(?: with the invite token)? and is signed in as `+who+`$`, signsUpWithInvite)
@@ -25,7 +21,13 @@ func registerInvitationSteps(s stepRegistrar) {
 	s.Step(`^no one signs in as `+who+` with the password `+who+` chose$`, noOneSignsInAsWithChosen)
 	s.Step(`^the root user is as it was$`, rootAsItWas)
 	s.Step(`^no one signs in as the root user with the password `+who+` chose$`, noOneSignsInAsRoot)
+	s.Step(`^`+who+` (?:can sign|signs) in at the frontend's sign-in API with the password `+pronoun+` chose$`, signsInWithChosenPassword)
 }
+
+// Invitations and signing up (invitations.feature): getInviteToken and
+// createInviteToken (InviteTokenService; GetInviteTokenResolver and
+// CreateInviteTokenResolver ask for MANAGE_USER_CREDENTIALS) and the
+// frontend's POST /signUp (AuthenticationController.signUp).
 
 // rootUsername is DataHub's root user.
 const rootUsername = "datahub"
@@ -262,4 +264,10 @@ func rootAsItWas(ctx context.Context) error {
 func noOneSignsInAsRoot(ctx context.Context, chooser string) error {
 	w := theWorld(ctx)
 	return w.cannotSignIn(rootUsername, w.person(chooser).password)
+}
+
+func signsInWithChosenPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	return w.signsInAs(p.username, p.password, p.urn)
 }

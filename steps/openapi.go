@@ -7,8 +7,28 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
+
+// registerOpenAPISteps registers the steps of features/openapi.feature.
+func registerOpenAPISteps(s stepRegistrar) {
+	s.Step(`^`+who+` writes a description for (a new dataset|that dataset|another new dataset) through OpenAPI(?: on the (metadata service|frontend))?$`, writesDescriptionOpenAPI)
+	s.Step(`^`+who+` writes proposals for (two new datasets|two new datasets of more than a MiB|that dataset and another new dataset) in one request through OpenAPI( for asynchronous ingestion)?$`, writesProposalsOpenAPI)
+	s.Step(`^the write is answered with the dataset and its properties$`, writeAnsweredWithDataset)
+	s.Step(`^the write is acknowledged$`, writeAcknowledged)
+	s.Step(`^`+who+` reads (the dataset|the dataset's properties|the dataset in a batch|a dataset no one has written|the ownership of a dataset that has none) through OpenAPI$`, readsOpenAPI)
+	s.Step(`^the OpenAPI answer names the dataset and holds its properties, institutional memory and key, each with its value$`, openAPIAnswerHoldsAll)
+	s.Step(`^the OpenAPI answer is the dataset's properties with its description$`, openAPIAnswerIsProperties)
+	s.Step(`^`+who+` reads the dataset's properties and a dataset no one has written in a batch through OpenAPI$`, readsBatchWithMissing)
+	s.Step(`^the answer lists the dataset with its properties, and not the other$`, batchListsDatasetOnly)
+	s.Step(`^`+who+` writes through OpenAPI a request (whose body is not JSON|holding an entity without a URN|naming a malformed URN|naming an aspect datasets do not have|sent to the path of another entity type|sent to the path of no entity type|whose description is not text)$`, writesFlawedOpenAPI)
+	s.Step(`^the answer says in JSON why it was refused$`, answerSaysWhy)
+	s.Step(`^`+who+` deletes the dataset through OpenAPI$`, deletesOpenAPI)
+	s.Step(`^the deletion is acknowledged$`, writeAcknowledged)
+	s.Step(`^someone without a token (writes|reads an entity|reads an aspect|reads a batch|deletes) through OpenAPI on the (metadata service|frontend)$`, anonymousOpenAPI)
+	s.Step(`^the configuration names a DataHub version of 1\.0\.1 or later$`, configVersionAtLeast101)
+}
 
 // openapi.feature: emit_mcp and emit_mcps on the OpenAPI path (POST and
 // DELETE /openapi/v3/entity/...), get_entities (POST .../batchGet), and the
@@ -391,14 +411,14 @@ func anonymousOpenAPI(ctx context.Context, does, tier string) error {
 		w.batch = w.twoDatasetsBatch(w.newDataset(), w.newDataset())
 		a = w.writeOpenAPI(c, tier)
 	case "reads an entity", "reads an aspect", "reads a batch":
-		path := "/openapi/v3/entity/corpuser/" + sdkclient.URLEncode(rootUser)
+		path := "/openapi/v3/entity/corpuser/" + sdkclient.URLEncode(runner.RootUser)
 		method := http.MethodGet
 		var body []byte
 		switch does {
 		case "reads an aspect":
 			path += "/corpUserKey"
 		case "reads a batch":
-			method, path, body = http.MethodPost, sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody([]string{rootUser}, nil)
+			method, path, body = http.MethodPost, sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody([]string{runner.RootUser}, nil)
 		}
 		a = w.sdkSend(c, method, base(c, tier)+path, body)
 		a.noEffect = nothingToCheck
@@ -419,19 +439,31 @@ func anonymousOpenAPI(ctx context.Context, does, tier string) error {
 	return w.checkpoint()
 }
 
-func registerOpenAPISteps(s stepRegistrar) {
-	s.Step(`^`+who+` writes a description for (a new dataset|that dataset|another new dataset) through OpenAPI(?: on the (metadata service|frontend))?$`, writesDescriptionOpenAPI)
-	s.Step(`^`+who+` writes proposals for (two new datasets|two new datasets of more than a MiB|that dataset and another new dataset) in one request through OpenAPI( for asynchronous ingestion)?$`, writesProposalsOpenAPI)
-	s.Step(`^the write is answered with the dataset and its properties$`, writeAnsweredWithDataset)
-	s.Step(`^the write is acknowledged$`, writeAcknowledged)
-	s.Step(`^`+who+` reads (the dataset|the dataset's properties|the dataset in a batch|a dataset no one has written|the ownership of a dataset that has none) through OpenAPI$`, readsOpenAPI)
-	s.Step(`^the OpenAPI answer names the dataset and holds its properties, institutional memory and key, each with its value$`, openAPIAnswerHoldsAll)
-	s.Step(`^the OpenAPI answer is the dataset's properties with its description$`, openAPIAnswerIsProperties)
-	s.Step(`^`+who+` reads the dataset's properties and a dataset no one has written in a batch through OpenAPI$`, readsBatchWithMissing)
-	s.Step(`^the answer lists the dataset with its properties, and not the other$`, batchListsDatasetOnly)
-	s.Step(`^`+who+` writes through OpenAPI a request (whose body is not JSON|holding an entity without a URN|naming a malformed URN|naming an aspect datasets do not have|sent to the path of another entity type|sent to the path of no entity type|whose description is not text)$`, writesFlawedOpenAPI)
-	s.Step(`^the answer says in JSON why it was refused$`, answerSaysWhy)
-	s.Step(`^`+who+` deletes the dataset through OpenAPI$`, deletesOpenAPI)
-	s.Step(`^the deletion is acknowledged$`, writeAcknowledged)
-	s.Step(`^someone without a token (writes|reads an entity|reads an aspect|reads a batch|deletes) through OpenAPI on the (metadata service|frontend)$`, anonymousOpenAPI)
+func writeAcknowledged(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.acknowledged(a)
+}
+
+func configVersionAtLeast101(ctx context.Context) error {
+	w := theWorld(ctx)
+	v, err := w.configVersion()
+	if err != nil {
+		return err
+	}
+	m := versionShape.FindStringSubmatch(v)
+	if m == nil {
+		return w.fail(`/config names the DataHub version %q, expected one of 1.0.1 or later in DataHub's form (v1.5.0)`, v)
+	}
+	var n [3]int
+	for i := range n {
+		fmt.Sscan(m[i+1], &n[i])
+	}
+	if n[0] < 1 || n[0] == 1 && n[1] == 0 && n[2] < 1 {
+		return w.fail(`/config names the DataHub version %q: below 1.0.1, DataHub's SDK writes through Rest.li, not OpenAPI`, v)
+	}
+	return nil
 }

@@ -6,32 +6,12 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/cucumber/godog"
 )
-
-// levelRank orders the levels: a failure fails the run when its level's
-// rank is at most the fail-on level's.
-func levelRank(level string) int {
-	if i := slices.Index(levels, level); i >= 0 {
-		return i
-	}
-	return 0 // a scenario without a level is held to the floor
-}
-
-// disabledCapability names the first capability of s that the user
-// switched off, "" when none.
-func (s *suite) disabledCapability(info scenarioInfo) string {
-	for _, c := range info.Capabilities {
-		if slices.Contains(s.disabled, c) {
-			return c
-		}
-	}
-	return ""
-}
 
 // guardedSteps registers each step wrapped so that a failure is recorded
 // with its step, and a failure that does not fail the run (a warning below
@@ -127,10 +107,10 @@ func settle(ctx context.Context, err error) error {
 
 // outcome is the scenario's result, once it has ended. stepErr is what
 // godog passed to the After hook; cleanupErr what cleaning up reported.
-func (w *world) outcome(stepErr, cleanupErr error) *outcome {
-	o := &outcome{scenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
-	if !w.suite.began.IsZero() {
-		o.Start = w.started.Sub(w.suite.began).Seconds()
+func (w *world) outcome(stepErr, cleanupErr error) *runner.Outcome {
+	o := &runner.Outcome{ScenarioInfo: w.info, Duration: time.Since(w.started).Seconds(), Waited: w.waited.Seconds()}
+	if !w.suite.Began.IsZero() {
+		o.Start = w.started.Sub(w.suite.Began).Seconds()
 	}
 	if w.notRun != "" {
 		o.Status, o.Reason, o.Duration = w.notRun, w.notRunReason, 0
@@ -144,12 +124,12 @@ func (w *world) outcome(stepErr, cleanupErr error) *outcome {
 	case w.failure != nil && w.tolerated != "":
 		o.Status, o.Reason = w.tolerated, w.toleratedReason
 	case w.failure != nil:
-		o.Status = statusFailed
+		o.Status = runner.StatusFailed
 	case cleanupErr != nil:
-		o.Status = statusFailed
+		o.Status = runner.StatusFailed
 		w.failedStep, w.failure, w.failCurl = "(cleaning up after the scenario)", cleanupErr, w.curlOfLastRequest()
 	default:
-		o.Status = statusPassed
+		o.Status = runner.StatusPassed
 		return o
 	}
 	o.Step = w.failedStep

@@ -4,9 +4,21 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 )
+
+// registerPeopleSteps registers the steps of who people are and the tokens they hold,
+// which several features share.
+func registerPeopleSteps(s stepRegistrar) {
+	s.Step(`^`+who+` has a password$`, hasPassword)
+	s.Step(`^`+who+` cannot sign in at the frontend's sign-in API with (?:the password `+pronoun+` chose|`+own+` password)$`, cannotSignInWithPassword)
+	s.Step(`^`+who+` holds a personal access token$`, holdsToken)
+	s.Step(`^`+who+` is a user$`, isAUser)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+`$`, asksWhoSheIs)
+	s.Step(`^the answer names `+who+` as the signed-in user$`, answerNamesSignedInUser)
+	s.Step(`^`+who+`'s token is refused$`, tokenIsRefused)
+	s.Step(`^`+who+` is a user known only by `+own+` user name$`, isUserKnownOnlyByName)
+}
 
 // person is someone a scenario names ("Ann", "Bob", "Mia"). Each scenario
 // maps the name to a user of its own, so scenarios never share users.
@@ -58,7 +70,7 @@ func (w *world) admin() caller {
 		a.name = "the administrator (the system actor)"
 		return a
 	}
-	t := w.suite.target
+	t := w.suite.Target
 	return caller{name: "the administrator", token: t.AdminToken, gms: t.GMS, frontend: t.Frontend}
 }
 
@@ -86,7 +98,7 @@ func (w *world) as(p *person) (caller, error) {
 // withToken is someone called name sending token, on the later-clock
 // instance once the scenario has moved there.
 func (w *world) withToken(name, token string) caller {
-	t := w.suite.target
+	t := w.suite.Target
 	c := caller{name: name, token: token, gms: t.GMS, frontend: t.Frontend}
 	if w.later {
 		c.gms, c.frontend = t.LaterGMS, ""
@@ -97,7 +109,7 @@ func (w *world) withToken(name, token string) caller {
 // anonymous is someone without a token, at the auth-disabled deployment
 // when the scenario is about it.
 func (w *world) anonymous() caller {
-	t := w.suite.target
+	t := w.suite.Target
 	if w.noAuth {
 		return caller{name: "someone without a token", gms: t.NoAuthGMS, frontend: t.NoAuthFrontend}
 	}
@@ -268,16 +280,6 @@ func answerNamesSignedInUser(ctx context.Context, name string) error {
 	return w.answerNames(w.last, w.person(name).urn)
 }
 
-func tokenWorks(ctx context.Context, name string) error {
-	w := theWorld(ctx)
-	p := w.person(name)
-	c, err := w.as(p)
-	if err != nil {
-		return err
-	}
-	return w.answerNames(w.askWhoAmI(c, ""), p.urn)
-}
-
 func tokenIsRefused(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	c, err := w.as(w.person(name))
@@ -311,62 +313,32 @@ var abilityFields = map[string]string{
 	"manage user credentials":         "manageUserCredentials",
 }
 
-// answerSaysMayExactly checks `me.platformPrivileges` against a list such
-// as "generate personal access tokens, create tags and manage tags": those
-// true, every other the suite reads false.
-func answerSaysMayExactly(ctx context.Context, name, list string) error {
+func hasPassword(ctx context.Context, name string) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
-	if err != nil {
-		return err
-	}
-	if err := w.answerNames(a, w.person(name).urn); err != nil {
-		return err
-	}
-	var me *meView
-	if err := a.data("me", &me); err != nil {
-		return w.failed(err)
-	}
-	want := map[string]bool{}
-	for _, part := range strings.Split(list, ", ") {
-		for _, ability := range strings.Split(part, " and ") {
-			field, ok := abilityFields[ability]
-			if !ok {
-				return w.fail("%q is not something `me.platformPrivileges` reports", ability)
-			}
-			want[field] = true
-		}
-	}
-	var wrong []string
-	for _, field := range abilityFields {
-		if me.PlatformPrivileges[field] != want[field] {
-			wrong = append(wrong, fmt.Sprintf("%s is %t", field, me.PlatformPrivileges[field]))
-		}
-	}
-	if len(wrong) > 0 {
-		slices.Sort(wrong)
-		return w.fail("%s: platformPrivileges say %s; expected that %s may %s, and nothing more", a.what, strings.Join(wrong, ", "), name, list)
-	}
-	return nil
+	return w.givePassword(w.person(name))
 }
 
-func checksHealth(ctx context.Context) error {
+// cannotSignInWithPassword: within the propagation window (a removal may
+// take a moment to reach what DataHub reads), the password signs no one in.
+func cannotSignInWithPassword(ctx context.Context, name string) error {
 	w := theWorld(ctx)
-	c := w.anonymous()
-	a := w.getPage(c, c.gms+"/health")
-	a.what = "someone without a token checking " + c.gms + "/health"
-	w.last = a
-	return w.checkpoint()
+	p := w.person(name)
+	if p.password == "" {
+		return w.fail("%s never chose a password", name)
+	}
+	return w.eventually(name+"'s password no longer signing in", func() (bool, error) {
+		err := w.cannotSignIn(p.username, p.password)
+		return err == nil, err
+	})
 }
 
-func serviceIsHealthy(ctx context.Context) error {
+// isUserKnownOnlyByName makes p's user with nothing but its key aspect.
+func isUserKnownOnlyByName(ctx context.Context, name string) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
-	if err != nil {
+	p := w.person(name)
+	if err := w.mustIngest(w.admin(), "corpuser", p.urn, "corpUserKey", map[string]string{"username": p.username}); err != nil {
 		return err
 	}
-	if a.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", a.what, a.status)
-	}
+	p.exists = true
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // preflight checks the target before any scenario runs, so that a wrong URL
@@ -19,19 +21,20 @@ import (
 // rather than as a hundred failing scenarios: each tier answers, each URL is
 // the tier it claims to be, and the admin token is valid and holds the
 // privileges the scenarios need to set up their people.
-func preflight(ctx context.Context, t *target, docs documents) error {
+func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
+	docs := d.docs
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	c := &http.Client{Timeout: 10 * time.Second}
 	p := preflighter{ctx: ctx, c: c, token: t.AdminToken}
 
-	if err := p.healthy(envGMS, t.GMS); err != nil {
+	if err := p.healthy(runner.EnvGMS, t.GMS); err != nil {
 		return err
 	}
-	if err := p.healthy(envFrontend, t.Frontend); err != nil {
+	if err := p.healthy(runner.EnvFrontend, t.Frontend); err != nil {
 		return err
 	}
-	for name, u := range map[string]string{envNoAuth: t.NoAuthGMS, envNoAuthFrontend: t.NoAuthFrontend, envLater: t.LaterGMS, envLaterFrontend: t.LaterFrontend, envReplica: t.ReplicaGMS} {
+	for name, u := range map[string]string{runner.EnvNoAuth: t.NoAuthGMS, runner.EnvNoAuthFrontend: t.NoAuthFrontend, runner.EnvLater: t.LaterGMS, runner.EnvLaterFrontend: t.LaterFrontend, runner.EnvReplica: t.ReplicaGMS} {
 		if u != "" {
 			if err := p.healthy(name, u); err != nil {
 				return err
@@ -40,7 +43,7 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	}
 
 	// The admin token, at the metadata service.
-	me, err := p.me(envGMS, t.GMS+"/api/graphql", docs.me)
+	me, err := p.me(runner.EnvGMS, t.GMS+"/api/graphql", docs.me)
 	if err != nil {
 		return err
 	}
@@ -53,13 +56,13 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%s belongs to %s, who lacks %s: the suite needs an administrator's token (in DataHub, the datahub user's)",
-			envAdmin, me.CorpUser.Urn, strings.Join(missing, " and "))
+			runner.EnvAdmin, me.CorpUser.Urn, strings.Join(missing, " and "))
 	}
 
 	// Each URL is the tier it claims to be: the metadata service answers
 	// /entities itself, the frontend proxies it under /api/gms.
 	urn := me.CorpUser.Urn
-	if err := p.entityJSON(envGMS, t.GMS, urn,
+	if err := p.entityJSON(runner.EnvGMS, t.GMS, urn,
 		"is it the frontend's URL? The metadata service (GMS) answers /entities; the frontend proxies it at /api/gms/entities"); err != nil {
 		return err
 	}
@@ -67,10 +70,10 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	if h := apiSuffixHint(t.Frontend); h != "" {
 		hint = h
 	}
-	if err := p.entityJSON(envFrontend, t.Frontend+"/api/gms", urn, hint); err != nil {
+	if err := p.entityJSON(runner.EnvFrontend, t.Frontend+"/api/gms", urn, hint); err != nil {
 		return err
 	}
-	if _, err := p.me(envFrontend, t.Frontend+"/api/graphql", docs.me); err != nil {
+	if _, err := p.me(runner.EnvFrontend, t.Frontend+"/api/graphql", docs.me); err != nil {
 		return err
 	}
 	// The browser pages are a capability of the frontend: the reference
@@ -81,13 +84,13 @@ func preflight(ctx context.Context, t *target, docs documents) error {
 	// starting policies' editable flags are judged on this listing
 	// (policy-08), since switching every user's policies off and on again
 	// rewrites them through the API.
-	t.StartingPolicies, t.StartingPoliciesErr = p.policies(t.GMS + "/api/graphql")
+	d.startingPolicies, d.startingPoliciesErr = p.policies(t.GMS+"/api/graphql", docs.listPoliciesEditable)
 	return nil
 }
 
 // policies lists every policy with its editable flag, as the administrator,
 // page by page.
-func (p preflighter) policies(endpoint string) (map[string]editableView, error) {
+func (p preflighter) policies(endpoint, listPoliciesEditable string) (map[string]editableView, error) {
 	const pageSize = 100
 	out := map[string]editableView{}
 	for start := 0; start < 100*pageSize; {
@@ -212,7 +215,7 @@ func (p preflighter) me(name, endpoint, doc string) (meAnswer, error) {
 	case http.StatusOK:
 	case http.StatusUnauthorized, http.StatusForbidden:
 		return me, fmt.Errorf("%s is refused (%d at %s): it is expired, revoked, malformed or from another deployment; mint a new personal access token for an administrator",
-			envAdmin, resp.StatusCode, endpoint)
+			runner.EnvAdmin, resp.StatusCode, endpoint)
 	default:
 		return me, fmt.Errorf("%s: POST %s answered %d, expected 200 with a GraphQL answer; is %s the base URL, without /api?", name, endpoint, resp.StatusCode, name)
 	}
@@ -230,7 +233,7 @@ func (p preflighter) me(name, endpoint, doc string) (meAnswer, error) {
 		if len(a.Errors) > 0 {
 			msg = a.Errors[0].Message
 		}
-		return me, fmt.Errorf("%s: the me query at %s gave no user (%s): is %s an administrator's personal access token?", name, endpoint, msg, envAdmin)
+		return me, fmt.Errorf("%s: the me query at %s gave no user (%s): is %s an administrator's personal access token?", name, endpoint, msg, runner.EnvAdmin)
 	}
 	return *a.Data.Me, nil
 }

@@ -5,16 +5,17 @@ import (
 	"time"
 )
 
-// replicaDelay is how long after a change the other instance is asked: the
-// contract's bound for replicas sharing a database.
-const replicaDelay = 200 * time.Millisecond
-
-func registerReplicaSteps(s stepRegistrar) {
+// registerReplicasSteps registers the steps of features/replicas.feature.
+func registerReplicasSteps(s stepRegistrar) {
 	s.Step(`^`+who+`'s token works on the other instance$`, tokenWorksOnReplica)
 	s.Step(`^200 milliseconds later, `+who+`'s token is refused by the other instance$`, tokenRefusedOnReplicaLater)
 	s.Step(`^`+who+` can create a tag through the other instance$`, canCreateTagOnReplica)
 	s.Step(`^200 milliseconds later, `+who+` cannot create a tag through the other instance$`, cannotCreateTagOnReplicaLater)
 }
+
+// replicaDelay is how long after a change the other instance is asked: the
+// contract's bound for replicas sharing a database.
+const replicaDelay = 200 * time.Millisecond
 
 // onReplica is name, with their token, at the other instance.
 func (w *world) onReplica(name string) (caller, error) {
@@ -22,7 +23,7 @@ func (w *world) onReplica(name string) (caller, error) {
 	if err != nil {
 		return caller{}, err
 	}
-	c.gms, c.frontend = w.suite.target.ReplicaGMS, ""
+	c.gms, c.frontend = w.suite.Target.ReplicaGMS, ""
 	return c, nil
 }
 

@@ -7,8 +7,36 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
+
+// aspectTiers names the aspect path of either tier in a step.
+const aspectTiers = `through the ` + tiers + ` aspect path`
+
+// registerRestLiSteps registers the steps of features/restli.feature.
+func registerRestLiSteps(s stepRegistrar) {
+	s.Step(`^`+who+` reads the dataset's (properties|key) `+aspectTiers+`$`, readsDatasetAspect)
+	s.Step(`^`+who+` reads (the key of a dataset no one has written|the ownership of a dataset that has none) `+aspectTiers+`$`, readsMissingAspect)
+	s.Step(`^the answer holds the dataset's (description|platform, name and origin) under (com\.linkedin\.[\w.]+)$`, answerHoldsAspect)
+	s.Step(`^`+who+` reads an aspect (by a malformed URN|without naming it) through the metadata service's aspect path$`, readsBadAspect)
+	s.Step(`^`+who+` reads (the dataset|the dataset's properties and ownership|a dataset no one has written) through the `+tiers+` v2 entity path$`, readsDatasetV2)
+	s.Step(`^the answer names the dataset and holds its properties, institutional memory and key, each with its value$`, answerNamesDatasetWithAll)
+	s.Step(`^the answer holds the dataset's properties, and no aspect but those asked for and the key$`, answerHoldsOnlyAskedFor)
+	s.Step(`^the answer shows no aspect of it but its key$`, answerShowsOnlyKey)
+	s.Step(`^`+who+` reads the dataset and (a dataset no one has written|the other dataset) in a batch through the v2 entity path$`, readsBatchV2)
+	s.Step(`^the batch's results hold the dataset with its properties, institutional memory and key, and no aspect of the other but its key$`, batchResultsHold)
+	s.Step(`^the answer is the dataset's key aspect alone$`, answerIsKeyAlone)
+	s.Step(`^`+who+` writes a batch of proposals for two new datasets(?: through the (metadata service|frontend))?$`, writesBatch)
+	s.Step(`^`+who+` writes a batch of proposals for two new datasets for asynchronous ingestion$`, writesAsyncBatch)
+	s.Step(`^`+who+` writes a batch of proposals of more than a MiB for two new datasets$`, writesLargeBatch)
+	s.Step(`^`+who+` writes a batch of proposals for that dataset and another new dataset$`, writesBatchForThatDataset)
+	s.Step(`^`+who+` writes a batch of proposals for two new datasets, the second description not being text$`, writesBatchWithBadValue)
+	s.Step(`^the batch is acknowledged$`, batchAcknowledged)
+	s.Step(`^someone without a token (reads an aspect|reads an entity|writes a batch) through the (metadata service|frontend)$`, anonymousRestli)
+	s.Step(`^`+who+` puts a description for a new dataset as the datahub CLI does$`, putsDescription)
+	s.Step(`^the configuration names no DataHub version, or one DataHub's SDK can read$`, configVersionReadable)
+}
 
 // restli.feature: get_aspect and exists() (GET /aspects/<urn>),
 // get_entity_raw (GET /entitiesV2/<urn>) and emit_mcps on Rest.li
@@ -471,9 +499,9 @@ func anonymousRestli(ctx context.Context, does, tier string) error {
 	var a *answer
 	switch does {
 	case "reads an aspect":
-		a = w.readAspect(c, tier, rootUser, "corpUserKey")
+		a = w.readAspect(c, tier, runner.RootUser, "corpUserKey")
 	case "reads an entity":
-		a = w.readEntityV2(c, tier, rootUser, nil)
+		a = w.readEntityV2(c, tier, runner.RootUser, nil)
 	case "writes a batch":
 		w.batch = w.twoDatasetsBatch(w.newDataset(), w.newDataset())
 		a = w.writeBatch(c, tier)
@@ -514,25 +542,14 @@ func putsDescription(ctx context.Context, name string) error {
 	return w.checkpoint()
 }
 
-func registerRestliSteps(s stepRegistrar) {
-	aspectTiers := `through the ` + tiers + ` aspect path`
-	s.Step(`^`+who+` reads the dataset's (properties|key) `+aspectTiers+`$`, readsDatasetAspect)
-	s.Step(`^`+who+` reads (the key of a dataset no one has written|the ownership of a dataset that has none) `+aspectTiers+`$`, readsMissingAspect)
-	s.Step(`^the answer holds the dataset's (description|platform, name and origin) under (com\.linkedin\.[\w.]+)$`, answerHoldsAspect)
-	s.Step(`^`+who+` reads an aspect (by a malformed URN|without naming it) through the metadata service's aspect path$`, readsBadAspect)
-	s.Step(`^`+who+` reads (the dataset|the dataset's properties and ownership|a dataset no one has written) through the `+tiers+` v2 entity path$`, readsDatasetV2)
-	s.Step(`^the answer names the dataset and holds its properties, institutional memory and key, each with its value$`, answerNamesDatasetWithAll)
-	s.Step(`^the answer holds the dataset's properties, and no aspect but those asked for and the key$`, answerHoldsOnlyAskedFor)
-	s.Step(`^the answer shows no aspect of it but its key$`, answerShowsOnlyKey)
-	s.Step(`^`+who+` reads the dataset and (a dataset no one has written|the other dataset) in a batch through the v2 entity path$`, readsBatchV2)
-	s.Step(`^the batch's results hold the dataset with its properties, institutional memory and key, and no aspect of the other but its key$`, batchResultsHold)
-	s.Step(`^the answer is the dataset's key aspect alone$`, answerIsKeyAlone)
-	s.Step(`^`+who+` writes a batch of proposals for two new datasets(?: through the (metadata service|frontend))?$`, writesBatch)
-	s.Step(`^`+who+` writes a batch of proposals for two new datasets for asynchronous ingestion$`, writesAsyncBatch)
-	s.Step(`^`+who+` writes a batch of proposals of more than a MiB for two new datasets$`, writesLargeBatch)
-	s.Step(`^`+who+` writes a batch of proposals for that dataset and another new dataset$`, writesBatchForThatDataset)
-	s.Step(`^`+who+` writes a batch of proposals for two new datasets, the second description not being text$`, writesBatchWithBadValue)
-	s.Step(`^the batch is acknowledged$`, batchAcknowledged)
-	s.Step(`^someone without a token (reads an aspect|reads an entity|writes a batch) through the (metadata service|frontend)$`, anonymousRestli)
-	s.Step(`^`+who+` puts a description for a new dataset as the datahub CLI does$`, putsDescription)
+func configVersionReadable(ctx context.Context) error {
+	w := theWorld(ctx)
+	v, err := w.configVersion()
+	if err != nil || v == "" {
+		return err
+	}
+	if !versionShape.MatchString(v) {
+		return w.fail(`/config names the DataHub version %q, which DataHub's SDK cannot read (RestServiceConfig._parse_version raises "Invalid version format")`, v)
+	}
+	return nil
 }

@@ -9,8 +9,19 @@ import (
 	"strings"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/sdkclient"
 )
+
+// registerSDKSteps registers the steps of DataHub's SDK, which several
+// features share.
+func registerSDKSteps(s stepRegistrar) {
+	s.Step(`^the administrator has written a new dataset with a description( and institutional memory)?$`, adminHasWrittenDataset)
+	s.Step(`^the answer shows nothing of the dataset$`, answerShowsNothing)
+	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
+	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
+	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
+}
 
 // What restli.feature and openapi.feature share: requests shaped as
 // DataHub's Python SDK shapes them (built by sdkclient, which follows the
@@ -107,7 +118,7 @@ func (w *world) memoryItem(d *datasetRecord) batchItem {
 	description := "Remembered by the catalogspec scenario " + w.unique("memory")
 	return batchItem{
 		urn:   d.urn,
-		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "institutionalMemory", Aspect: memoryAspect("https://example.com/"+w.unique("doc"), description, rootUser)},
+		mcp:   sdkclient.MCP{EntityURN: d.urn, AspectName: "institutionalMemory", Aspect: memoryAspect("https://example.com/"+w.unique("doc"), description, runner.RootUser)},
 		class: "com.linkedin.common.InstitutionalMemory",
 		shows: func(v json.RawMessage) bool {
 			var m institutionalMemory
@@ -185,44 +196,6 @@ func adminHasWrittenDataset(ctx context.Context, memory string) error {
 	return w.mustIngest(admin, "dataset", d.urn, "institutionalMemory", value)
 }
 
-// isGrantedOnDataset grants p a read or write privilege on the scenario's
-// dataset (or on another, never written) alone, and waits until p may
-// read what it covers: the key through the aspect path answers 200 for
-// the dataset, 404 for the other (not 403).
-func isGrantedOnDataset(ctx context.Context, name, privilege, which string) error {
-	w := theWorld(ctx)
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	urn, want := d.urn, http.StatusOK
-	if which == "another dataset" {
-		w.other = w.newDataset().urn
-		urn, want = w.other, http.StatusNotFound
-	}
-	p := w.person(name)
-	if err := w.grantNoWait(p, privilege, &resourceFilter{Type: "dataset", Resources: []string{urn}}); err != nil {
-		return err
-	}
-	if !w.canActAs(p) {
-		return nil
-	}
-	// Left pending (pending.go): after what every user lost is waited for,
-	// a read shows the grant and not a starting policy.
-	what := fmt.Sprintf("the grant of %s to %s taking effect", privilege, name)
-	w.waitLater(what, func() error {
-		c, err := w.as(p)
-		if err != nil {
-			return err
-		}
-		return w.eventually(what, func() (bool, error) {
-			a := w.sdkSend(c, http.MethodGet, c.gms+sdkclient.AspectPath(urn, "datasetKey", 0), nil)
-			return a.status == want, w.fail("reading the key of %s as %s answered status %d, expected %d", urn, name, a.status, want)
-		})
-	})
-	return nil
-}
-
 // answerShowsNothing checks that a refusal shows nothing of the dataset:
 // neither its description, nor its institutional memory, nor a value, nor
 // an aspect's class.
@@ -262,15 +235,6 @@ func (w *world) acknowledged(a *answer) error {
 		return w.fail("%s answered status %d, expected a success (2xx)", a.what, a.status)
 	}
 	return nil
-}
-
-func writeAcknowledged(ctx context.Context) error {
-	w := theWorld(ctx)
-	a, err := w.lastAnswer()
-	if err != nil {
-		return err
-	}
-	return w.acknowledged(a)
 }
 
 // everyProposalReadsBack: what a synchronous write acknowledged reads back
@@ -351,49 +315,4 @@ func (w *world) configVersion() (string, error) {
 		return "", w.fail(`%s: versions["acryldata/datahub"].version is %v, not a string`, a.what, v)
 	}
 	return s, nil
-}
-
-func configVersionReadable(ctx context.Context) error {
-	w := theWorld(ctx)
-	v, err := w.configVersion()
-	if err != nil || v == "" {
-		return err
-	}
-	if !versionShape.MatchString(v) {
-		return w.fail(`/config names the DataHub version %q, which DataHub's SDK cannot read (RestServiceConfig._parse_version raises "Invalid version format")`, v)
-	}
-	return nil
-}
-
-func configVersionAtLeast101(ctx context.Context) error {
-	w := theWorld(ctx)
-	v, err := w.configVersion()
-	if err != nil {
-		return err
-	}
-	m := versionShape.FindStringSubmatch(v)
-	if m == nil {
-		return w.fail(`/config names the DataHub version %q, expected one of 1.0.1 or later in DataHub's form (v1.5.0)`, v)
-	}
-	var n [3]int
-	for i := range n {
-		fmt.Sscan(m[i+1], &n[i])
-	}
-	if n[0] < 1 || n[0] == 1 && n[1] == 0 && n[2] < 1 {
-		return w.fail(`/config names the DataHub version %q: below 1.0.1, DataHub's SDK writes through Rest.li, not OpenAPI`, v)
-	}
-	return nil
-}
-
-func registerSDKSteps(s stepRegistrar) {
-	s.Step(`^the administrator has written a new dataset with a description( and institutional memory)?$`, adminHasWrittenDataset)
-	s.Step(`^`+who+` is granted `+priv+` on (the dataset|another dataset) only$`, isGrantedOnDataset)
-	s.Step(`^the answer shows nothing of the dataset$`, answerShowsNothing)
-	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
-	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
-	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
-	s.Step(`^the configuration names no DataHub version, or one DataHub's SDK can read$`, configVersionReadable)
-	s.Step(`^the configuration names a DataHub version of 1\.0\.1 or later$`, configVersionAtLeast101)
-	registerRestliSteps(s)
-	registerOpenAPISteps(s)
 }

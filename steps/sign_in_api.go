@@ -8,19 +8,12 @@ import (
 	"strings"
 )
 
-// The frontend's sign-in API (sign_in_api.feature), as DataHub's
-// AuthenticationController answers it: POST /logIn with JSON username and
-// password; 200 and cookies (PLAY_SESSION, and "actor" naming the user),
-// or 400 with {"message": "Invalid Credentials"}; 400 with "User name must
-// not be empty." when there is no username; GET /logOut clears the session.
-
-// invalidCredentials is DataHub's message for every failed sign-in.
-const invalidCredentials = "Invalid Credentials"
-
-// userNameEmpty is DataHub's message for a sign-in without a username.
-const userNameEmpty = "User name must not be empty."
-
+// registerSignInAPISteps registers the steps of features/sign_in_api.feature.
 func registerSignInAPISteps(s stepRegistrar) {
+	s.Step(`^someone signs in( at the sign-in API)? as `+who+` with wrong passwords until the frontend stops checking them$`, guessesUntilThrottled)
+	s.Step(`^at the sign-in API, `+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottledAtAPI)
+	s.Step(`^`+who+` signs in at the sign-in API with `+own+` password$`, signsInAtAPIWithPassword)
+	s.Step(`^the frontend answers status 429 and says when to try again$`, throttledSaysWhen)
 	s.Step(`^`+who+` signs in at the frontend's sign-in API$`, signsInAtAPI)
 	s.Step(`^`+who+` is signed in at the frontend's sign-in API$`, isSignedInAtAPI)
 	s.Step(`^someone signs in at the frontend's sign-in API with (.+)$`, someoneSignsInAtAPIWith)
@@ -40,9 +33,20 @@ func registerSignInAPISteps(s stepRegistrar) {
 	s.Step(`^the kept cookies are refused on the frontend's v2 GraphQL endpoint$`, keptSessionCookiesRefused)
 	s.Step(`^`+who+` gets no session that works$`, getsNoWorkingSession)
 	s.Step(`^`+who+`'s session is refused on the frontend's v2 GraphQL endpoint$`, sessionRefused)
-	s.Step(`^`+who+` (?:can sign|signs) in at the frontend's sign-in API with the password `+pronoun+` chose$`, signsInWithChosenPassword)
-	s.Step(`^`+who+` cannot sign in at the frontend's sign-in API with (?:the password `+pronoun+` chose|`+own+` password)$`, cannotSignInWithPassword)
+	s.Step(`^the administrator has removed `+who+`$`, adminRemovesUser)
 }
+
+// The frontend's sign-in API (sign_in_api.feature), as DataHub's
+// AuthenticationController answers it: POST /logIn with JSON username and
+// password; 200 and cookies (PLAY_SESSION, and "actor" naming the user),
+// or 400 with {"message": "Invalid Credentials"}; 400 with "User name must
+// not be empty." when there is no username; GET /logOut clears the session.
+
+// invalidCredentials is DataHub's message for every failed sign-in.
+const invalidCredentials = "Invalid Credentials"
+
+// userNameEmpty is DataHub's message for a sign-in without a username.
+const userNameEmpty = "User name must not be empty."
 
 // signInAttempt signs p in from a new client, which becomes p's.
 func (w *world) signInAttempt(p *person) (*apiClient, *answer, error) {
@@ -318,22 +322,61 @@ func sessionRefused(ctx context.Context, name string) error {
 	return w.refusedEventually(w.clientOf(w.person(name)))
 }
 
-func signsInWithChosenPassword(ctx context.Context, name string) error {
+// guessesUntilThrottled sends wrong passwords for name, through the
+// sign-in form or DataHub's sign-in API (/logIn), until an answer other
+// than a refusal of the password comes (the form refuses one with 401,
+// the API with 400).
+func guessesUntilThrottled(ctx context.Context, api, name string) error {
 	w := theWorld(ctx)
 	p := w.person(name)
-	return w.signsInAs(p.username, p.password, p.urn)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	for i := 1; i <= maxGuesses; i++ {
+		wrong := "not-" + p.password + "-" + randomID(4)
+		w.secret(wrong)
+		var a *answer
+		refused := http.StatusUnauthorized
+		if api != "" {
+			a, refused = w.signInAt(newAPIClient("someone", w.frontend()), map[string]string{"username": p.username, "password": wrong}), http.StatusBadRequest
+		} else {
+			a = w.signInThroughForm("someone", w.frontend()+"/login", p.username, wrong)
+		}
+		a.what = fmt.Sprintf("wrong password %d for %s", i, name)
+		w.last = a
+		if a.status != refused {
+			return w.checkpoint()
+		}
+	}
+	return w.fail("%d wrong passwords for %s were each refused as wrong: nothing throttles them", maxGuesses, name)
 }
 
-// cannotSignInWithPassword: within the propagation window (a removal may
-// take a moment to reach what DataHub reads), the password signs no one in.
-func cannotSignInWithPassword(ctx context.Context, name string) error {
+func throttledSaysWhen(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.throttled(a)
+}
+
+func rightPasswordThrottledAtAPI(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	p := w.person(name)
-	if p.password == "" {
-		return w.fail("%s never chose a password", name)
+	c := newAPIClient("someone", w.frontend())
+	a := w.signInAt(c, map[string]string{"username": p.username, "password": p.password})
+	a.what = fmt.Sprintf("%s's right password at the sign-in API, after the wrong ones", name)
+	if err := w.throttled(a); err != nil {
+		return err
 	}
-	return w.eventually(name+"'s password no longer signing in", func() (bool, error) {
-		err := w.cannotSignIn(p.username, p.password)
-		return err == nil, err
-	})
+	return w.notSignedIn(c)
+}
+
+func signsInAtAPIWithPassword(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	return w.signsInAs(p.username, p.password, p.urn)
 }

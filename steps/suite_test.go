@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // TestFeatures runs the features against the target, each scenario a
@@ -15,18 +17,18 @@ import (
 // (run.go, target.go), from the environment; the reports go to ../reports
 // unless CATALOGSPEC_REPORTS_DIR says otherwise.
 func TestFeatures(t *testing.T) {
-	cfg, err := ConfigFromEnv(os.Getenv)
+	cfg, err := runner.ConfigFromEnv(os.Getenv)
 	if err != nil {
 		t.Fatalf("catalogspec: %v", err)
 	}
-	if os.Getenv(envReports) == "" {
+	if os.Getenv(runner.EnvReports) == "" {
 		cfg.ReportsDir = "../reports"
 	}
 	cfg.TestingT = t
 	cfg.Only = subtestFilter()
-	switch code := Run(context.Background(), cfg); code {
-	case ExitConformant:
-	case ExitFailed:
+	switch code := runner.Run(context.Background(), cfg, New()); code {
+	case runner.ExitConformant:
+	case runner.ExitFailed:
 		t.Errorf("catalogspec: the target does not conform (exit %d); see the list above and %s/report.html", code, cfg.ReportsDir)
 	default:
 		t.Fatalf("catalogspec: the run could not judge the target (exit %d); see the message above", code)

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // Switches: what an @exclusive scenario changes for every user (a boot
@@ -14,6 +16,16 @@ import (
 // others find it thrown, and the window's last scenario puts every switch
 // back and waits until that shows before any other scenario starts
 // (schedule.go). A scenario run on its own throws and puts back its own.
+
+// Switches: what an @exclusive scenario changes for every user, by the step
+// that does it. Both are setup (pending.go); a scenario with either runs in
+// the exclusive window (Definitions.ThrowsSwitch, schedule.go).
+const (
+	switchOffPattern = `^no policy lets every user (generate personal access tokens|read entities)$`
+	switchOnPattern  = `^a policy grants every user ` + priv + `$`
+)
+
+var switchSteps = compileAll(switchOffPattern, switchOnPattern)
 
 // bootSwitch is one switch of the window.
 type bootSwitch struct {
@@ -53,8 +65,8 @@ func (w *world) throwSwitch(name string, throw func() (back func(*world) (func()
 	}
 	sw.thrown = true
 	sw.back, sw.err = throw()
-	if s.sched != nil {
-		s.sched.onClose(s.closeWindow)
+	if s.Sched != nil {
+		s.Sched.CloseWindowAtEnd()
 	} else {
 		// No window: this scenario puts it back itself.
 		w.undo("put back: "+name, func() error { return s.putBack(w) })
@@ -236,7 +248,7 @@ func (w *world) untilWithdrawnFrom(p *person, privileges []string) error {
 			})
 		} else if priv == "VIEW_ENTITY_PAGE" || priv == "GET_ENTITY_PRIVILEGE" {
 			err = w.eventually(what, func() (bool, error) {
-				a := w.readEntity(c, tierGMS, rootUser, false)
+				a := w.readEntity(c, tierGMS, runner.RootUser, false)
 				return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
 			})
 		}

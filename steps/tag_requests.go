@@ -6,6 +6,19 @@ import (
 	"strings"
 )
 
+// registerTagRequestsSteps registers the steps of features/tag_requests.feature.
+func registerTagRequestsSteps(s stepRegistrar) {
+	s.Step(`^the administrator creates a tag whose id is (\d+) characters long$`, adminCreatesTagWithLongID)
+	s.Step(`^that tag exists with its name and description$`, thatTagExists)
+	s.Step(`^the administrator creates a tag (without a name|whose id has 257 characters|whose id has a comma in it|whose id has a slash in it)$`, adminCreatesFlawedTag)
+	s.Step(`^the request is refused as a bad request and the tag was not stored$`, refusedAsBadRequestChangingNothing)
+	s.Step(`^the administrator has made a tag$`, adminHasMadeTag)
+	s.Step(`^the administrator deletes that tag$`, adminDeletesThatTag)
+	s.Step(`^the deletion answers true and the tag is gone$`, deletionAnswersTrueTagGone)
+	s.Step(`^the administrator looks up a tag by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id)$`, adminLooksUpTagByMalformedURN)
+	s.Step(`^the administrator deletes a user by deleteTag$`, adminDeletesUserByDeleteTag)
+}
+
 // Steps of tag_requests.feature.
 
 // tagOfID is a tag record with an id of n characters, unique to the
@@ -83,18 +96,6 @@ func adminCreatesFlawedTag(ctx context.Context, flaw string) error {
 	return w.checkpoint()
 }
 
-func refusedAsBadRequestTagNotStored(ctx context.Context) error {
-	w := theWorld(ctx)
-	a, err := w.lastAnswer()
-	if err != nil {
-		return err
-	}
-	if err := answerIsBadRequestError(ctx); err != nil {
-		return err
-	}
-	return w.noEffect(a)
-}
-
 func adminHasMadeTag(ctx context.Context) error {
 	w := theWorld(ctx)
 	t := w.newTag()
@@ -161,17 +162,4 @@ func adminDeletesUserByDeleteTag(ctx context.Context) error {
 	a.what = "the administrator deleting the user " + p.urn + " by deleteTag"
 	w.last = a
 	return w.checkpoint()
-}
-
-// registerTagRequestSteps registers the steps of tag_requests.feature.
-func registerTagRequestSteps(s stepRegistrar) {
-	s.Step(`^the administrator creates a tag whose id is (\d+) characters long$`, adminCreatesTagWithLongID)
-	s.Step(`^that tag exists with its name and description$`, thatTagExists)
-	s.Step(`^the administrator creates a tag (without a name|whose id has 257 characters|whose id has a comma in it|whose id has a slash in it)$`, adminCreatesFlawedTag)
-	s.Step(`^the request is refused as a bad request and the tag was not stored$`, refusedAsBadRequestTagNotStored)
-	s.Step(`^the administrator has made a tag$`, adminHasMadeTag)
-	s.Step(`^the administrator deletes that tag$`, adminDeletesThatTag)
-	s.Step(`^the deletion answers true and the tag is gone$`, deletionAnswersTrueTagGone)
-	s.Step(`^the administrator looks up a tag by (a URN without an id|a URN without an entity type|a URN whose entity type has a dash|a URN with a tab in its id|a URN of 1025 characters|a URN with a NUL in its id)$`, adminLooksUpTagByMalformedURN)
-	s.Step(`^the administrator deletes a user by deleteTag$`, adminDeletesUserByDeleteTag)
 }

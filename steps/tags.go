@@ -7,6 +7,22 @@ import (
 	"strings"
 )
 
+// registerTagsSteps registers the steps of features/tags.feature.
+func registerTagsSteps(s stepRegistrar) {
+	s.Step(`^the request is refused as DataHub refuses a tag that exists$`, refusedAsExistingTag)
+	s.Step(`^`+who+` creates a tag$`, createsATag)
+	s.Step(`^`+who+` has created a tag$`, hasCreatedATag)
+	s.Step(`^`+who+` creates another tag with the same id$`, createsAnotherTagWithSameID)
+	s.Step(`^the answer is the URN of the tag$`, answerIsTagURN)
+	s.Step(`^`+who+` reads a tag by (a malformed URN|a dataset's URN)$`, readsTagByOtherURN)
+	s.Step(`^`+who+` creates a tag without an id$`, createsATagWithoutID)
+	s.Step(`^the answer is the URN of a tag with a random id$`, answerIsURNOfRandomTag)
+	s.Step(`^the tag exists with its name and description$`, tagExistsWithNameAndDescription)
+	s.Step(`^the tag reads back with its name and description through the `+tiers+` entity path$`, tagReadsBackThrough)
+	s.Step(`^the tag does not exist$`, tagDoesNotExist)
+	s.Step(`^the first tag is unchanged$`, firstTagIsUnchanged)
+}
+
 // tagState is the tags a scenario talks about.
 type tagState struct {
 	tag      *tagRecord // the tag the scenario talks about
@@ -203,12 +219,6 @@ func deref[T any](p *T) T {
 
 // Steps.
 
-func aTagExists(ctx context.Context) error {
-	w := theWorld(ctx)
-	w.tag = w.newTag()
-	return w.mustCreateTag(w.admin(), w.tag)
-}
-
 func createsATag(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	c, err := w.as(w.person(name))
@@ -247,34 +257,6 @@ func createsAnotherTagWithSameID(ctx context.Context, name string) error {
 	second.description = "Another description: " + first.description
 	w.last = w.attemptCreateTag(c, second)
 	w.last.noEffect = func() error { return w.tagReadsBack(&first) }
-	return w.checkpoint()
-}
-
-func canCreateATag(ctx context.Context, name, atOnce string) error {
-	w := theWorld(ctx)
-	return w.canCreateTag(w.person(name), atOnce == "")
-}
-
-func cannotCreateATag(ctx context.Context, name, atOnce string) error {
-	w := theWorld(ctx)
-	c, err := w.as(w.person(name))
-	if err != nil {
-		return err
-	}
-	return w.cannotCreateTag(c, atOnce == "")
-}
-
-func createsATagWithNewToken(ctx context.Context, name string) error {
-	w := theWorld(ctx)
-	tok, err := w.theNewToken()
-	if err != nil {
-		return err
-	}
-	if tok.actor.name != name {
-		return w.fail("the new token stands for %s, not %s", tok.actor.name, name)
-	}
-	w.tag = w.newTag()
-	w.last = w.attemptCreateTag(w.withToken(name, tok.raw), w.tag)
 	return w.checkpoint()
 }
 
@@ -323,34 +305,6 @@ func firstTagIsUnchanged(ctx context.Context) error {
 		return w.fail("no tag id was used twice")
 	}
 	return w.tagReadsBack(w.firstTag)
-}
-
-func deletesTheTag(ctx context.Context, name string) error {
-	w := theWorld(ctx)
-	if w.tag == nil {
-		return w.fail("no tag was made before")
-	}
-	c, err := w.as(w.person(name))
-	if err != nil {
-		return err
-	}
-	t := *w.tag
-	a := w.deleteTagAs(c, &t)
-	a.noEffect = func() error { return w.tagReadsBack(&t) }
-	w.last = a
-	return w.checkpoint()
-}
-
-func createsTagNamingAdmin(ctx context.Context, name string) error {
-	w := theWorld(ctx)
-	c, err := w.as(w.person(name))
-	if err != nil {
-		return err
-	}
-	c.headers = map[string]string{"X-DataHub-Actor": rootUser}
-	w.tag = w.newTag()
-	w.last = w.attemptCreateTag(c, w.tag)
-	return w.checkpoint()
 }
 
 func createsATagWithoutID(ctx context.Context, name string) error {
@@ -422,18 +376,26 @@ func readsTagByOtherURN(ctx context.Context, name, which string) error {
 	return w.checkpoint()
 }
 
-func answerIsBadRequestError(ctx context.Context) error {
+// tagExistsMessage is DataHub's message for a tag id used twice
+// (CreateTagResolver).
+const tagExistsMessage = "This Tag already exists!"
+
+// refusedAsExistingTag checks DataHub's refusal of a tag id used twice: a
+// GraphQL error with code 400, type BAD_REQUEST and DataHub's message, the
+// field null, and the first tag as it was.
+func refusedAsExistingTag(ctx context.Context) error {
 	w := theWorld(ctx)
 	a, err := w.lastAnswer()
 	if err != nil {
 		return err
 	}
-	e, err := w.graphQLRefusal(a, "a refusal as a bad request")
+	e, err := w.graphQLRefusal(a, "a refusal of a tag id used twice")
 	if err != nil {
 		return err
 	}
-	if e.code() != "400" {
-		return w.fail("%s failed with code %q and type %q (%q), expected 400 BAD_REQUEST", a.what, e.code(), e.Extensions.Type, e.Message)
+	if e.code() != "400" || e.Extensions.Type != "BAD_REQUEST" || e.Message != tagExistsMessage {
+		return w.fail("%s failed with code %q, type %q and message %q; expected 400, BAD_REQUEST and %q",
+			a.what, e.code(), e.Extensions.Type, e.Message, tagExistsMessage)
 	}
-	return nil
+	return w.noEffect(a)
 }

@@ -7,9 +7,32 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cucumber/godog"
 	"github.com/golang-jwt/jwt/v5"
 )
+
+// registerTokensSteps registers the steps of features/tokens.feature.
+func registerTokensSteps(s stepRegistrar) {
+	s.Step(`^the administrator grants `+who+` `+priv+`$`, adminGrants)
+	s.Step(`^`+who+` grants `+self+` every platform privilege with a new policy$`, grantsHerselfEverything)
+	s.Step(`^`+who+` creates a personal access token for `+anyoneOf+`$`, createsTokenFor)
+	s.Step(`^`+who+` has created a personal access token for `+anyoneOf+`$`, hasCreatedTokenFor)
+	s.Step(`^the new token acts as `+who+`$`, newTokenActsAs)
+	s.Step(`^the new token is refused$`, newTokenIsRefused)
+	s.Step(`^the new token is described with `+who+` as its actor and `+who+` as its owner$`, newTokenIsDescribed)
+	s.Step(`^the new token is a JWT signed with HS256 that names `+who+`$`, newTokenIsHS256JWT)
+	s.Step(`^no token was created for `+who+`$`, noTokenCreatedFor)
+	s.Step(`^the answer holds the raw token$`, answerHoldsRawToken)
+	s.Step(`^the raw token appears in no token list and no token metadata$`, rawTokenAppearsNowhere)
+	s.Step(`^`+who+` lists `+own+` own tokens$`, listsOwnTokens)
+	s.Step(`^`+who+` lists tokens without saying whose$`, listsTokensWithoutSayingWhose)
+	s.Step(`^`+who+` lists the tokens `+who+` owns$`, listsTokensOwnedBy)
+	s.Step(`^the list includes the new token$`, listIncludesNewToken)
+	s.Step(`^every token in the list is owned by `+who+`$`, everyTokenOwnedBy)
+	s.Step(`^`+who+`'s own token list does not include the new token$`, ownListExcludesNewToken)
+	s.Step(`^`+who+` revokes the new token$`, revokesNewToken)
+	s.Step(`^the new token is described with its name, description, actor, owner and dates in the answer, in `+own+` token list and in its metadata$`, describedEverywhere)
+	s.Step(`^`+who+` reads the metadata of the new token$`, readsMetadataOfNewToken)
+}
 
 // tokenState is the tokens a scenario made or tried to make.
 type tokenState struct {
@@ -547,23 +570,6 @@ func revokesNewToken(ctx context.Context, name string) error {
 	return w.checkpoint()
 }
 
-func adminRevokesToken(ctx context.Context, name string) error {
-	w := theWorld(ctx)
-	p := w.person(name)
-	if p.tokenID == "" {
-		return w.fail("%s holds no token", name)
-	}
-	a := w.revoke(w.admin(), p.tokenID)
-	var ok bool
-	if err := a.data("revokeAccessToken", &ok); err != nil {
-		return w.failed(err)
-	}
-	if !ok {
-		return w.fail("%s answered false", a.what)
-	}
-	return nil
-}
-
 // durationLengths are the lengths the contract gives each duration.
 var durationLengths = map[string]time.Duration{
 	"ONE_HOUR": time.Hour, "ONE_DAY": 24 * time.Hour, "ONE_WEEK": 7 * 24 * time.Hour,
@@ -588,34 +594,9 @@ func (w *world) createTokenLasting(name, whom, duration string) error {
 	return err
 }
 
-func createsTokenLasting(ctx context.Context, name, whom, duration string) error {
-	return theWorld(ctx).createTokenLasting(name, whom, duration)
-}
-
 // noExpiryRefused is why a scenario that needs a token that never expires
 // is skipped on a target that refuses to make one.
 const noExpiryRefused = "the target refuses to make tokens that never expire (as DataHub does unless ACCESS_TOKEN_ALLOW_NO_EXPIRY is true): there is no such token to check"
-
-// hasCreatedTokenLasting states that a token of the duration exists. A
-// target may refuse NO_EXPIRY as a bad request (life-02 checks that it then
-// makes none): the scenario is then skipped, saying why, never passed.
-func hasCreatedTokenLasting(ctx context.Context, name, whom, duration string) error {
-	w := theWorld(ctx)
-	if duration != "NO_EXPIRY" {
-		return w.createTokenLasting(name, whom, duration)
-	}
-	if err := w.askForTokenLasting(name, whom, duration); err != nil {
-		return err
-	}
-	if w.newToken != nil {
-		return nil
-	}
-	if err := w.refusedAsBadRequestMakingNone(w.last); err != nil {
-		return err
-	}
-	w.notRun, w.notRunReason = statusSkipped, noExpiryRefused
-	return godog.ErrSkip
-}
 
 // askForTokenLasting asks, as name, for a token of the duration for whom,
 // and keeps the answer, whether a token or a refusal: the token as the new
@@ -647,10 +628,6 @@ func (w *world) askForTokenLasting(name, whom, duration string) error {
 	return w.checkpoint()
 }
 
-func asksForTokenLasting(ctx context.Context, name, whom, duration string) error {
-	return theWorld(ctx).askForTokenLasting(name, whom, duration)
-}
-
 // refusedAsBadRequestMakingNone checks that a is a GraphQL refusal with code
 // 400 (BAD_REQUEST) and that no token was made for the baseline's actor.
 func (w *world) refusedAsBadRequestMakingNone(a *answer) error {
@@ -668,48 +645,6 @@ func (w *world) refusedAsBadRequestMakingNone(a *answer) error {
 	return w.noNewTokens(b)
 }
 
-// noExpiryAnywhereOrRefused accepts both behaviours of a correct DataHub: a
-// NO_EXPIRY token described without expiresAt (in the answer and in its
-// metadata) and carrying no exp claim, or a refusal as a bad request that
-// made no token.
-func noExpiryAnywhereOrRefused(ctx context.Context) error {
-	w := theWorld(ctx)
-	if w.newToken == nil {
-		a, err := w.lastAnswer()
-		if err != nil {
-			return err
-		}
-		return w.refusedAsBadRequestMakingNone(a)
-	}
-	if err := describedWithNoExpiry(ctx); err != nil {
-		return err
-	}
-	return carriesNoExpiry(ctx)
-}
-
-func describedAsExpiring(ctx context.Context, n int, unit string) error {
-	w := theWorld(ctx)
-	tok, err := w.theNewToken()
-	if err != nil {
-		return err
-	}
-	length := time.Duration(n) * time.Hour
-	if strings.HasPrefix(unit, "day") {
-		length *= 24
-	}
-	m := tok.meta
-	if m.ExpiresAt == nil {
-		return w.fail("the new token is described with no expiresAt, expected createdAt + %s", length)
-	}
-	if got := time.Duration(*m.ExpiresAt-m.CreatedAt) * time.Millisecond; got != length {
-		return w.fail("the new token is described with expiresAt - createdAt = %s, expected exactly %s", got, length)
-	}
-	if created := time.UnixMilli(m.CreatedAt); created.Before(tok.madeAt.Add(-5*time.Minute)) || created.After(tok.madeAt.Add(5*time.Minute)) {
-		return w.fail("the new token is described as created at %s, but it was made at %s", created.UTC(), tok.madeAt.UTC())
-	}
-	return nil
-}
-
 // tokenExp reads the exp claim of a raw token, nil when it has none.
 func (w *world) tokenExp(raw string) (*time.Time, error) {
 	claims := jwt.MapClaims{}
@@ -725,26 +660,6 @@ func (w *world) tokenExp(raw string) (*time.Time, error) {
 	}
 	t := exp.Time
 	return &t, nil
-}
-
-func ownExpiryIsTheSame(ctx context.Context) error {
-	w := theWorld(ctx)
-	tok, err := w.theNewToken()
-	if err != nil {
-		return err
-	}
-	exp, err := w.tokenExp(tok.raw)
-	if err != nil {
-		return err
-	}
-	if exp == nil || tok.meta.ExpiresAt == nil {
-		return w.fail("the new token has exp %v and expiresAt %v, expected both", exp, tok.meta.ExpiresAt)
-	}
-	// exp is in whole seconds; expiresAt in milliseconds.
-	if d := exp.Sub(time.UnixMilli(*tok.meta.ExpiresAt)); d <= -time.Second || d >= time.Second {
-		return w.fail("the new token's exp claim says %s, its description %s", exp.UTC(), time.UnixMilli(*tok.meta.ExpiresAt).UTC())
-	}
-	return nil
 }
 
 func describedWithNoExpiry(ctx context.Context) error {
@@ -779,15 +694,6 @@ func carriesNoExpiry(ctx context.Context) error {
 	if exp != nil {
 		return w.fail("the NO_EXPIRY token has an exp claim (%s), expected none", exp.UTC())
 	}
-	return nil
-}
-
-func timePasses(ctx context.Context) error {
-	w := theWorld(ctx)
-	if w.suite.target.LaterGMS == "" {
-		return godog.ErrSkip
-	}
-	w.later = true
 	return nil
 }
 
@@ -885,30 +791,6 @@ func readsMetadataOfNewToken(ctx context.Context, name string) error {
 	return w.checkpoint()
 }
 
-func metadataDescribes(ctx context.Context, actorName, ownerName string) error {
-	w := theWorld(ctx)
-	tok, err := w.theNewToken()
-	if err != nil {
-		return err
-	}
-	a, err := w.lastAnswer()
-	if err != nil {
-		return err
-	}
-	var m *tokenMetadata
-	if err := a.data("getAccessTokenMetadata", &m); err != nil {
-		return w.failed(err)
-	}
-	if m == nil {
-		return w.fail("%s: the answer is null", a.what)
-	}
-	actor, owner := w.person(actorName), w.person(ownerName)
-	if m.ActorURN != actor.urn || m.OwnerURN != owner.urn {
-		return w.fail("%s describes actor %q and owner %q, expected %q and %q", a.what, m.ActorURN, m.OwnerURN, actor.urn, owner.urn)
-	}
-	return w.failed(sameDescription(a.what, *m, tok.meta))
-}
-
 func everyTokenOwnedBy(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	a, err := w.lastAnswer()
@@ -926,4 +808,31 @@ func everyTokenOwnedBy(ctx context.Context, name string) error {
 		}
 	}
 	return nil
+}
+
+func adminGrants(ctx context.Context, name, privilege string) error {
+	w := theWorld(ctx)
+	return w.grantNoWait(w.person(name), privilege, nil)
+}
+
+func grantsHerselfEverything(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	c, err := w.as(p)
+	if err != nil {
+		return err
+	}
+	in := policyInput{
+		Type:       "PLATFORM",
+		Name:       fmt.Sprintf("%s %s grants %s everything", w.unique("policy"), p.name, p.name),
+		State:      "ACTIVE",
+		Privileges: platformPrivileges,
+		Actors:     actorFilter{Users: []string{p.urn}, Groups: []string{}},
+	}
+	a := w.graphql(c, w.suite.docs.createPolicy, map[string]any{"input": in})
+	a.what = fmt.Sprintf("%s creating a policy that grants %s every platform privilege", p.name, p.name)
+	w.removeNamed(in.Name)
+	a.noEffect = w.noPolicyMade(in.Name)
+	w.last = a
+	return w.checkpoint()
 }

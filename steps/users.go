@@ -6,19 +6,19 @@ import (
 	"slices"
 )
 
-// Listing and removing users (users.feature): listUsers (ListUsersResolver,
-// no privilege asked) and removeUser (RemoveUserResolver,
-// canManageUsersAndGroups: MANAGE_USERS_AND_GROUPS).
-
-func registerUserSteps(s stepRegistrar) {
+// registerUsersSteps registers the steps of features/users.feature.
+func registerUsersSteps(s stepRegistrar) {
 	s.Step(`^`+who+` lists the users, looking for `+who+`$`, listsUsersLookingFor)
 	s.Step(`^the list includes `+who+`$`, userListIncludes)
 	s.Step(`^`+who+` removes `+who+`$`, removesUser)
 	s.Step(`^the administrator removes `+who+`$`, adminRemovesUser)
-	s.Step(`^the administrator has removed `+who+`$`, adminRemovesUser)
 	s.Step(`^the answer says the user was removed$`, answerSaysRemoved)
 	s.Step(`^`+who+` is no longer listed and has no profile$`, noLongerListed)
 }
+
+// Listing and removing users (users.feature): listUsers (ListUsersResolver,
+// no privilege asked) and removeUser (RemoveUserResolver,
+// canManageUsersAndGroups: MANAGE_USERS_AND_GROUPS).
 
 // userList is DataHub's ListUsersResult, with what the suite reads.
 type userList struct {

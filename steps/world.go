@@ -10,46 +10,24 @@ import (
 	"sync"
 	"time"
 
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/cucumber/godog"
 	"github.com/gavv/httpexpect/v2"
 )
 
-// suite is what every scenario of a run shares: the target, the GraphQL
-// documents, and the gate that lets @exclusive scenarios run alone. It is
-// built once per run by TestFeatures and never changes afterwards, except
-// for the gate and the results.
+// suite is what every scenario of a run shares: the run's side (Suite:
+// the target, the schedule, the results) and the steps' (Definitions: the
+// GraphQL documents, the starting policies), the exclusive window's
+// switches, and the steps compiled once.
 type suite struct {
-	target *target
-	docs   documents
-
-	// ctx ends when the run is interrupted: no scenario starts after.
-	ctx context.Context
-	// failOn is the lowest level whose failures fail the run; a failure
-	// below it is a warning.
-	failOn   string
-	disabled []string  // capabilities switched off
-	base     *baseline // scenarios known to fail on the target; nil for none
-	results  *results
-	// browser drives the @ui scenarios; nil when the run has none of them.
-	browser *browser
-	// reportsDir is where reports go, screenshots of failing pages among
-	// them.
-	reportsDir string
-
-	// sched admits the scenarios (schedule.go); nil runs each at once.
-	sched *scheduler
-	// failFast stops the run at the first failure.
-	failFast bool
+	*runner.Suite
+	*Definitions
 	// switches are what the exclusive window changes for every user, by
 	// name (switches.go).
 	switchMu sync.Mutex
 	switches map[string]*bootSwitch
-	// waits counts the waits for a change to show (pending.go).
-	waits waitStats
 	// steps are the step definitions, compiled once (outcome.go).
 	steps compiledSteps
-	// began is when the scenarios began to run.
-	began time.Time
 }
 
 // world is the state of one scenario. It lives in the scenario's context
@@ -66,7 +44,7 @@ type world struct {
 	// windowErr is what putting back the exclusive window's switches
 	// went wrong with, when this scenario was the window's last.
 	windowErr error
-	info      scenarioInfo
+	info      runner.ScenarioInfo
 	// notRun is the status of a scenario that did not run (skipped,
 	// disabled, not run), with why; "" when it ran.
 	notRun, notRunReason string
@@ -151,17 +129,8 @@ func newWorld(s *suite, sc *godog.Scenario) *world {
 		}
 	}
 	w.http = newExpect(w)
-	w.secret(s.target.AdminToken)
+	w.secret(s.Target.AdminToken)
 	return w
-}
-
-func hasTag(sc *godog.Scenario, tag string) bool {
-	for _, t := range sc.Tags {
-		if t.Name == tag {
-			return true
-		}
-	}
-	return false
 }
 
 // initScenario wires the hooks and steps into each scenario.
@@ -177,30 +146,30 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 	w := newWorld(s, sc)
 	ctx = context.WithValue(ctx, worldKey{}, w)
 	w.started = time.Now()
-	w.info = s.results.info(sc.Name)
+	w.info = s.Results.Info(sc.Name)
 	// Reported as what happened, never as passed.
 	switch {
-	case s.ctx != nil && s.ctx.Err() != nil:
-		w.notRun, w.notRunReason = statusNotRun, "the run was interrupted"
-	case s.disabledCapability(w.info) != "":
-		w.notRun, w.notRunReason = statusDisabled, "capability "+s.disabledCapability(w.info)+" is switched off ("+envDisable+")"
-	case s.target.lacks(sc) != "":
-		w.notRun, w.notRunReason = statusSkipped, s.target.lacks(sc)
+	case s.Ctx != nil && s.Ctx.Err() != nil:
+		w.notRun, w.notRunReason = runner.StatusNotRun, "the run was interrupted"
+	case s.DisabledCapability(w.info) != "":
+		w.notRun, w.notRunReason = runner.StatusDisabled, "capability "+s.DisabledCapability(w.info)+" is switched off ("+runner.EnvDisable+")"
+	case s.Target.Lacks(sc) != "":
+		w.notRun, w.notRunReason = runner.StatusSkipped, s.Target.Lacks(sc)
 	}
-	if w.notRun == "" && s.sched != nil {
-		runCtx := s.ctx
+	if w.notRun == "" && s.Sched != nil {
+		runCtx := s.Ctx
 		if runCtx == nil {
 			runCtx = context.Background()
 		}
-		if why := s.sched.admit(runCtx, w.name); why != "" {
-			w.notRun, w.notRunReason = statusNotRun, why
+		if why := s.Sched.Admit(runCtx, w.name); why != "" {
+			w.notRun, w.notRunReason = runner.StatusNotRun, why
 		} else {
 			w.admitted = true
 		}
 	}
 	if w.notRun != "" {
-		if s.sched != nil {
-			s.sched.leave(w, false)
+		if s.Sched != nil {
+			s.Sched.Leave(w.name, false, func() { s.closeWindow(w) })
 			if w.windowErr != nil {
 				// The window's last to leave was this scenario, which did
 				// not run: its report has no place for the error.
@@ -210,10 +179,10 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 		return ctx, godog.ErrSkip
 	}
 	w.started = time.Now() // the time it waited to start is not its own
-	if e, ok := s.base.entry(w.info); ok {
-		w.tolerated, w.toleratedReason = statusKnown, e.Why
-	} else if levelRank(w.info.Level) > levelRank(s.failOn) {
-		w.tolerated = statusWarning
+	if e, ok := s.Base.Entry(w.info); ok {
+		w.tolerated, w.toleratedReason = runner.StatusKnown, e.Why
+	} else if runner.LevelRank(w.info.Level) > runner.LevelRank(s.FailOn) {
+		w.tolerated = runner.StatusWarning
 	}
 	return ctx, nil
 }
@@ -227,15 +196,15 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 	if w.admitted {
 		w.admitted = false
 		// The window's last scenario puts its switches back here.
-		s.sched.leave(w, true)
+		s.Sched.Leave(w.name, true, func() { s.closeWindow(w) })
 		if w.windowErr != nil {
 			cleanupErr = errors.Join(cleanupErr, w.windowErr)
 		}
 	}
 	o := w.outcome(err, cleanupErr)
-	s.results.record(o)
-	if s.failFast && o.Status == statusFailed && s.sched != nil {
-		s.sched.stop("the run stopped at the first failure (" + envFailFast + ")")
+	s.Results.Record(o)
+	if s.FailFast && o.Status == runner.StatusFailed && s.Sched != nil {
+		s.Sched.Stop("the run stopped at the first failure (" + runner.EnvFailFast + ")")
 	}
 	return ctx, cleanupErr
 }
@@ -321,7 +290,7 @@ func (w *world) masked(s string) string {
 	w.mu.Lock()
 	secrets := append([]string(nil), w.secrets...)
 	w.mu.Unlock()
-	return mask(s, secrets...)
+	return runner.Mask(s, secrets...)
 }
 
 func (w *world) addFailure(msg string) {
@@ -432,14 +401,14 @@ func (w *world) checkpoint() error {
 // target that is immediate, the first try is done and nothing waits.
 func (w *world) eventually(what string, try func() (done bool, miss error)) error {
 	began := time.Now()
-	deadline := began.Add(w.suite.target.Propagation)
+	deadline := began.Add(w.suite.Target.Propagation)
 	pause := 20 * time.Millisecond
 	waited := false
 	defer func() {
 		if waited {
 			d := time.Since(began)
 			w.waited += d
-			w.suite.waits.add(d)
+			w.suite.Waits.Add(d)
 		}
 	}()
 	for attempt := 1; ; attempt++ {
@@ -453,7 +422,7 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 				miss = w.fail("%s did not happen", what)
 			}
 			return w.fail("%s did not happen within the propagation window of %s (%s, %d attempts): %v",
-				what, w.suite.target.Propagation, envPropagation, attempt, miss)
+				what, w.suite.Target.Propagation, runner.EnvPropagation, attempt, miss)
 		}
 		waited = true
 		w.sleep(pause)
@@ -463,9 +432,9 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 
 // sleep waits d, its slot given to another scenario meanwhile.
 func (w *world) sleep(d time.Duration) {
-	if w.admitted && w.suite.sched != nil {
-		w.suite.sched.pause()
-		defer w.suite.sched.resume()
+	if w.admitted && w.suite.Sched != nil {
+		w.suite.Sched.Pause()
+		defer w.suite.Sched.Resume()
 	}
 	time.Sleep(d)
 }

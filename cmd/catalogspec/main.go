@@ -19,6 +19,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/catalogspec/catalogspec"
+	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/steps"
 )
 
@@ -71,7 +72,7 @@ var runFlags = []struct{ name, env, usage string }{
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
@@ -80,9 +81,9 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 	case "version":
 		if len(args) > 1 {
 			fmt.Fprintf(stderr, "catalogspec version takes no arguments, got %q\n", args[1:])
-			return steps.ExitConfig
+			return runner.ExitConfig
 		}
-		fmt.Fprintf(stdout, "catalogspec %s (spec %s)\n", steps.Version, catalogspec.SpecVersion)
+		fmt.Fprintf(stdout, "catalogspec %s (spec %s)\n", runner.Version, catalogspec.SpecVersion)
 		return 0
 	case "list":
 		return list(args[1:], stdout, stderr)
@@ -90,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return runSuite(args[1:], stdout, stderr, getenv)
 	}
 	fmt.Fprintf(stderr, "catalogspec: unknown command %q\n\n%s", args[0], usage)
-	return steps.ExitConfig
+	return runner.ExitConfig
 }
 
 func runSuite(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -112,11 +113,11 @@ func runSuite(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "catalogspec run takes no arguments, got %q (flags come as --name value)\n", fs.Args())
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
 	overrides := map[string]string{}
 	for _, f := range runFlags {
@@ -128,7 +129,7 @@ func runSuite(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		b, err := os.ReadFile(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "catalogspec: --admin-token-file: %v\n", err)
-			return steps.ExitConfig
+			return runner.ExitConfig
 		}
 		overrides["CATALOGSPEC_ADMIN_TOKEN"] = strings.TrimSpace(string(b))
 	}
@@ -138,13 +139,13 @@ func runSuite(args []string, stdout, stderr io.Writer, getenv func(string) strin
 		}
 		return getenv(k)
 	}
-	cfg, err := steps.ConfigFromEnv(env)
+	cfg, err := runner.ConfigFromEnv(env)
 	if err != nil {
 		fmt.Fprintf(stdout, "catalogspec: %v\n", err)
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
 	cfg.Stdout = stdout
-	return steps.Run(context.Background(), cfg)
+	return runner.Run(context.Background(), cfg, steps.New())
 }
 
 func list(args []string, stdout, stderr io.Writer) int {
@@ -155,22 +156,22 @@ func list(args []string, stdout, stderr io.Writer) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "catalogspec list takes no arguments, got %q\n", fs.Args())
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
-	scenarios, err := steps.Scenarios()
+	scenarios, err := runner.Scenarios()
 	if err != nil {
 		fmt.Fprintf(stderr, "catalogspec: %v\n", err)
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(scenarios); err != nil {
-			return steps.ExitConfig
+			return runner.ExitConfig
 		}
 		return 0
 	}
@@ -180,7 +181,7 @@ func list(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.ID, s.Level, strings.Join(s.Capabilities, ","), s.Where, s.Name)
 	}
 	if err := tw.Flush(); err != nil {
-		return steps.ExitConfig
+		return runner.ExitConfig
 	}
 	return 0
 }

@@ -1,0 +1,229 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cucumber/godog"
+)
+
+// The target is the deployment under test: one value per run, read from the
+// environment. With CATALOGSPEC_GMS_URL unset, the harness starts the
+// reference service itself (reference.go).
+//
+//	| variable                   | meaning                                       | default                          |
+//	|----------------------------|-----------------------------------------------|----------------------------------|
+//	| CATALOGSPEC_GMS_URL        | metadata service base URL of the target       | unset: start the reference       |
+//	| CATALOGSPEC_FRONTEND_URL   | frontend base URL                             | required with GMS_URL            |
+//	| CATALOGSPEC_ADMIN_TOKEN    | PAT of a user holding every privilege         | required with GMS_URL            |
+//	| CATALOGSPEC_NOAUTH_GMS_URL | metadata service of an auth-disabled instance | unset: @cap:auth-disabled is skipped |
+//	| CATALOGSPEC_NOAUTH_FRONTEND_URL | frontend of that instance                | unset: its scenarios are skipped |
+//	| CATALOGSPEC_LATER_GMS_URL  | metadata service of an instance of the same deployment whose clock runs 25 hours ahead | unset: @cap:clock is skipped |
+//	| CATALOGSPEC_LATER_FRONTEND_URL | frontend of that instance                 | unset: @cap:clock-frontend is skipped |
+//	| CATALOGSPEC_REPLICA_GMS_URL | metadata service of another instance of the same deployment (same database, same clock) | unset: @cap:replicas is skipped |
+//	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
+//	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
+//	| CATALOGSPEC_REFERENCE_LAG  | start the reference lagging as DataHub does: datahub, or <policy refresh>[,<search lag>] | unset: immediate |
+const (
+	EnvGMS            = "CATALOGSPEC_GMS_URL"
+	EnvFrontend       = "CATALOGSPEC_FRONTEND_URL"
+	EnvAdmin          = "CATALOGSPEC_ADMIN_TOKEN"
+	EnvNoAuth         = "CATALOGSPEC_NOAUTH_GMS_URL"
+	EnvNoAuthFrontend = "CATALOGSPEC_NOAUTH_FRONTEND_URL"
+	EnvLater          = "CATALOGSPEC_LATER_GMS_URL"
+	EnvLaterFrontend  = "CATALOGSPEC_LATER_FRONTEND_URL"
+	EnvReplica        = "CATALOGSPEC_REPLICA_GMS_URL"
+	EnvPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
+	envCatalogd       = "CATALOGSPEC_CATALOGD"
+	envReferenceLag   = "CATALOGSPEC_REFERENCE_LAG"
+)
+
+// laterBy is how far ahead the clock of the CATALOGSPEC_LATER_GMS_URL
+// instance runs: more than a day, less than a week, so that a ONE_DAY token
+// has expired there and a ONE_WEEK token has not.
+const laterBy = 25 * time.Hour
+
+// Propagation windows: DataHub refreshes its policy cache every 120 s by
+// default and its token list is search-backed; the reference is immediate.
+const (
+	defaultPropagation   = 150 * time.Second
+	referencePropagation = 5 * time.Second
+)
+
+// Target is the deployment the scenarios run against.
+type Target struct {
+	GMS        string // metadata service base URL, no trailing slash
+	Frontend   string // frontend base URL, no trailing slash
+	AdminToken string // never printed
+	NoAuthGMS  string // "" when there is no auth-disabled instance
+	// NoAuthFrontend is the frontend of the auth-disabled instance.
+	NoAuthFrontend string
+	// LaterGMS is the metadata service of an instance sharing the target's
+	// data whose clock runs laterBy ahead; "" when there is none.
+	LaterGMS string
+	// LaterFrontend is the frontend of that instance.
+	LaterFrontend string
+	// ReplicaGMS is the metadata service of another instance of the same
+	// deployment; "" when there is none.
+	ReplicaGMS string
+	// Propagation is how long a policy change, or a token's appearing in
+	// or leaving a list, may take to show.
+	Propagation time.Duration
+	Reference   bool // the harness started the reference
+	// Lag is how the harness started the reference: lagging as DataHub
+	// does, or immediate (zero).
+	Lag referenceLag
+	// Pages says whether the frontend serves the browser pages the @ui
+	// scenarios drive (preflight looks).
+	Pages bool
+
+	stop func(context.Context) error // stops what the harness started
+}
+
+// newTarget reads the target from the environment, or starts the reference
+// when CATALOGSPEC_GMS_URL is unset. reportsDir receives the reference's logs.
+func newTarget(ctx context.Context, getenv func(string) string, reportsDir string) (*Target, error) {
+	gms := getenv(EnvGMS)
+	if gms == "" {
+		for _, v := range []string{EnvFrontend, EnvAdmin} {
+			if getenv(v) != "" {
+				return nil, fmt.Errorf("%s is set but %s is not: set both to test a deployment, or neither to test the reference", v, EnvGMS)
+			}
+		}
+		lag, err := parseReferenceLag(getenv(envReferenceLag))
+		if err != nil {
+			return nil, err
+		}
+		t, err := startReference(ctx, getenv, reportsDir, lag)
+		if err != nil {
+			return nil, err
+		}
+		t.Propagation, err = propagation(getenv, lag.window())
+		return t, err
+	}
+	if getenv(envReferenceLag) != "" {
+		return nil, fmt.Errorf("%s is set, but so is %s: the lag is a way of starting the reference, not of a deployment", envReferenceLag, EnvGMS)
+	}
+	t := &Target{
+		GMS:        strings.TrimRight(gms, "/"),
+		Frontend:   strings.TrimRight(getenv(EnvFrontend), "/"),
+		AdminToken: strings.TrimSpace(getenv(EnvAdmin)),
+		NoAuthGMS:  strings.TrimRight(getenv(EnvNoAuth), "/"),
+
+		NoAuthFrontend: strings.TrimRight(getenv(EnvNoAuthFrontend), "/"),
+		LaterGMS:       strings.TrimRight(getenv(EnvLater), "/"),
+		LaterFrontend:  strings.TrimRight(getenv(EnvLaterFrontend), "/"),
+		ReplicaGMS:     strings.TrimRight(getenv(EnvReplica), "/"),
+	}
+	var err error
+	if t.Propagation, err = propagation(getenv, defaultPropagation); err != nil {
+		return nil, err
+	}
+	var missing []string
+	if t.Frontend == "" {
+		missing = append(missing, EnvFrontend)
+	}
+	if t.AdminToken == "" {
+		missing = append(missing, EnvAdmin)
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%s is set, so %s must be set too", EnvGMS, strings.Join(missing, " and "))
+	}
+	for name, u := range map[string]string{EnvGMS: t.GMS, EnvFrontend: t.Frontend, EnvNoAuth: t.NoAuthGMS, EnvNoAuthFrontend: t.NoAuthFrontend, EnvLater: t.LaterGMS, EnvLaterFrontend: t.LaterFrontend, EnvReplica: t.ReplicaGMS} {
+		if u == "" {
+			continue
+		}
+		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("%s=%q is not an http(s) base URL", name, u)
+		}
+	}
+	return t, nil
+}
+
+// propagation reads CATALOGSPEC_PROPAGATION_TIMEOUT, def when unset.
+func propagation(getenv func(string) string, def time.Duration) (time.Duration, error) {
+	v := strings.TrimSpace(getenv(EnvPropagation))
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s=%q: want a positive duration such as 150s", EnvPropagation, v)
+	}
+	return d, nil
+}
+
+// capabilities are the tags of scenarios that need more than the target's
+// two tiers, and what each needs.
+var capabilities = []struct {
+	tag  string
+	has  func(*Target) bool
+	need string
+}{
+	{"@cap:auth-disabled", func(t *Target) bool { return t.NoAuthGMS != "" }, "an auth-disabled instance (" + EnvNoAuth + ")"},
+	{"@cap:auth-disabled-frontend", func(t *Target) bool { return t.NoAuthFrontend != "" }, "the frontend of an auth-disabled instance (" + EnvNoAuthFrontend + ")"},
+	{"@cap:clock", func(t *Target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + EnvLater + ")"},
+	{"@cap:clock-frontend", func(t *Target) bool { return t.LaterFrontend != "" }, "the frontend of an instance whose clock runs 25 hours ahead (" + EnvLaterFrontend + ")"},
+	{"@cap:replicas", func(t *Target) bool { return t.ReplicaGMS != "" }, "a second instance of the same deployment (" + EnvReplica + ")"},
+	{"@cap:ui", func(t *Target) bool { return t.Pages }, "a frontend that serves the sign-in and access tokens pages (its GET /login answers no sign-in form with data-testid=\"login-form\")"},
+}
+
+// Lacks says what the target lacks for the scenario, "" when nothing.
+func (t *Target) Lacks(sc *godog.Scenario) string {
+	for _, c := range capabilities {
+		if hasTag(sc, c.tag) && !c.has(t) {
+			return fmt.Sprintf("%s scenarios need %s", c.tag, c.need)
+		}
+	}
+	return ""
+}
+
+// close stops what the harness started for the target.
+func (t *Target) close(ctx context.Context) error {
+	if t == nil || t.stop == nil {
+		return nil
+	}
+	return t.stop(ctx)
+}
+
+// describe names the target for the run's output, without secrets.
+func (t *Target) describe() string {
+	noAuth := t.NoAuthGMS
+	if noAuth == "" {
+		noAuth = "none (@cap:auth-disabled scenarios are skipped)"
+	}
+	who := "deployment"
+	if t.Reference {
+		who = "reference started by the harness"
+		if t.Lag.on() {
+			who += fmt.Sprintf(" lagging as DataHub does (policy refresh every %s, search lag %s)", t.Lag.PolicyRefresh, t.Lag.Search)
+		}
+	}
+	later := t.LaterGMS
+	if later == "" {
+		later = "none (@cap:clock scenarios are skipped)"
+	} else if t.LaterFrontend != "" {
+		later += " (frontend " + t.LaterFrontend + ")"
+	}
+	replica := t.ReplicaGMS
+	if replica == "" {
+		replica = "none (@cap:replicas scenarios are skipped)"
+	}
+	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s, later-clock gms %s, replica gms %s, propagation window %s",
+		who, t.GMS, t.Frontend, noAuth, later, replica, t.Propagation)
+}
+
+var errNoCatalogd = errors.New("catalogd binary not found")
+
+func hasTag(sc *godog.Scenario, tag string) bool {
+	for _, t := range sc.Tags {
+		if t.Name == tag {
+			return true
+		}
+	}
+	return false
+}

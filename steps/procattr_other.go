@@ -1,8 +1,0 @@
-//go:build !linux
-
-package steps
-
-import "os/exec"
-
-// setProcAttr does nothing where the parent's death cannot stop a child.
-func setProcAttr(*exec.Cmd) {}
