@@ -7,10 +7,11 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 )
 
 // firstFailure is the first failing test of go test's output, with the
@@ -89,15 +90,9 @@ func verdict(reports, log string) string {
 
 // tail returns the last n lines of the file at path.
 func tail(path string, n int) string {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Sprintf("(cannot read %s: %v)", path, err)
 	}
-	defer f.Close()
-	b, _ := io.ReadAll(f)
-	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
+	return catalogdtest.LastLines(string(b), n)
 }

@@ -5,7 +5,7 @@
 // the whole suite against it several times, and requires replica-01 to fail
 // in every run. Under load a careful cache stops trusting what it holds and
 // reads through, and then the broken replica answers right: the suite runs
-// the scenarios that compare instances alone (steps/schedule.go), so that
+// the scenarios that compare instances alone (runner/schedule.go), so that
 // what they check is what runs.
 //
 //	go run ./tools/replicaproof -runs 5        # make replica-proof
