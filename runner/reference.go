@@ -26,43 +26,49 @@ const RootUser = catalogdtest.Root
 // catalogdSource is where catalogd's source is, relative to the module root.
 const catalogdSource = "./reference/cmd/catalogd"
 
-// startReference starts the reference and returns it as the target. Logs go
-// to reportsDir/catalogd.log and reportsDir/catalogd-noauth.log.
+// startReference starts the reference and returns it as the target: four
+// instances of catalogd on one database (the first, one with
+// authentication off, one whose clock runs ahead, a replica), each logging
+// to a file of its own in reportsDir, and an admin token made by the first.
 func startReference(ctx context.Context, getenv func(string) string, reportsDir string, lag referenceLag) (_ *Target, err error) {
-	var stops []func(context.Context) error
-	stopAll := func(ctx context.Context) error {
-		var errs []error
-		for i := len(stops) - 1; i >= 0; i-- {
-			errs = append(errs, stops[i](ctx))
-		}
-		return errors.Join(errs...)
-	}
+	var stops stopList
 	defer func() {
 		if err != nil {
-			_ = stopAll(context.WithoutCancel(ctx))
+			_ = stops.all(context.WithoutCancel(ctx))
 		}
 	}()
-
-	logPath := filepath.Join(reportsDir, "catalogd.log")
-	logFile, err := os.Create(logPath)
+	logFile, err := stops.create(filepath.Join(reportsDir, "catalogd.log"))
 	if err != nil {
 		return nil, err
 	}
-	stops = append(stops, func(context.Context) error { return logFile.Close() })
-
 	bin, removeBin, err := catalogdBinary(ctx, getenv)
 	if err != nil {
 		return nil, err
 	}
-	stops = append(stops, func(context.Context) error { return removeBin() })
-
+	stops.add(func(context.Context) error { return removeBin() })
 	logger := slog.New(slog.NewTextHandler(logFile, nil))
 	db, err := pgprovider.Provide(ctx, pgprovider.Options{Getenv: getenv, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("no database for the reference: %w", err)
 	}
-	stops = append(stops, db.Close)
+	stops.add(db.Close)
 
+	h := &harness{ctx: ctx, bin: bin, db: db.URL, stops: &stops, reportsDir: reportsDir}
+	env := referenceEnv(lag)
+	first, err := h.start(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), logFile)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.startOthers(first, env)
+	if err != nil {
+		return nil, err
+	}
+	t.GMS, t.Frontend, t.Reference, t.Lag, t.stop = first.GMS, first.Frontend, true, lag, stops.all
+	return t, nil
+}
+
+// referenceEnv is what every instance of the reference runs with.
+func referenceEnv(lag referenceLag) []string {
 	// Every scenario signs in from 127.0.0.1, four at a time, and the
 	// self-test runs the suite some fifty times against one instance: the
 	// failures they make on purpose (a few dozen a run) must not throttle
@@ -71,92 +77,113 @@ func startReference(ctx context.Context, getenv func(string) string, reportsDir 
 	env := withEnv(nil, "CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT", "100000")
 	// Passwords at bcrypt's least cost: a run sets and checks some 200 of
 	// them, which at the default cost took most of the reference's CPU.
-	env = lag.env(withEnv(env, "CATALOGD_PASSWORD_COST", "4"))
+	return lag.env(withEnv(env, "CATALOGD_PASSWORD_COST", "4"))
+}
 
-	var mu sync.Mutex // stops, for the instances started at once
-	start := func(env []string, log *os.File) (*catalogdtest.Server, error) {
-		srv, err := catalogdtest.Start(ctx, catalogdtest.Options{Binary: bin, DatabaseURL: db.URL, Env: env, Log: log})
-		if err != nil {
-			return nil, fmt.Errorf("%w\n(all of it in %s)", err, log.Name())
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		stops = append(stops, func(context.Context) error { return srv.Stop() })
-		return srv, nil
-	}
-	first, err := start(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), logFile)
+// harness starts the reference's instances, on one database, each stopped
+// with the rest.
+type harness struct {
+	ctx        context.Context
+	bin, db    string
+	stops      *stopList
+	reportsDir string
+}
+
+// start starts one instance logging to log.
+func (h *harness) start(env []string, log *os.File) (*catalogdtest.Server, error) {
+	srv, err := catalogdtest.Start(h.ctx, catalogdtest.Options{Binary: h.bin, DatabaseURL: h.db, Env: env, Log: log})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w\n(all of it in %s)", err, log.Name())
 	}
+	h.stops.add(func(context.Context) error { return srv.Stop() })
+	return srv, nil
+}
 
-	// The other three instances, and the admin token, at once: the first
-	// has migrated the database and made the root user.
+// startOthers starts the other three instances and makes the admin token,
+// all at once: the first has migrated the database and made the root user.
+// The target it returns has their addresses and the token.
+func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target, error) {
 	type instance struct {
 		what, log string
 		env       []string
 		srv       *catalogdtest.Server
 		err       error
 	}
-	others := []*instance{
-		// With authentication off.
-		{what: "the auth-disabled instance", log: "catalogd-noauth.log", env: withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "false")},
-		// Whose clock runs laterBy ahead: tokens made on the first are
-		// judged there as they will be a day on.
-		{what: "the later-clock instance", log: "catalogd-later.log",
-			env: withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_CLOCK_OFFSET", laterBy.String())},
-		// Like the first, for what replicas sharing a database must agree
-		// on (@cap:replicas).
-		{what: "the replica instance", log: "catalogd-replica.log", env: withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true")},
-	}
+	noAuth := &instance{what: "the auth-disabled instance", log: "catalogd-noauth.log",
+		env: withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "false")}
+	// Its clock runs laterBy ahead: tokens made on the first are judged
+	// there as they will be a day on.
+	later := &instance{what: "the later-clock instance", log: "catalogd-later.log",
+		env: withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_CLOCK_OFFSET", laterBy.String())}
+	// Like the first, for what replicas sharing a database must agree on
+	// (@cap:replicas).
+	replica := &instance{what: "the replica instance", log: "catalogd-replica.log",
+		env: withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true")}
+
 	var wg sync.WaitGroup
-	for _, in := range others {
-		f, err := os.Create(filepath.Join(reportsDir, in.log))
+	for _, in := range []*instance{noAuth, later, replica} {
+		f, err := h.stops.create(filepath.Join(h.reportsDir, in.log))
 		if err != nil {
+			wg.Wait()
 			return nil, err
 		}
-		mu.Lock() // the instances started before this one add their stops
-		stops = append(stops, func(context.Context) error { return f.Close() })
-		mu.Unlock()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if in.srv, in.err = start(in.env, f); in.err != nil {
+		wg.Go(func() {
+			if in.srv, in.err = h.start(in.env, f); in.err != nil {
 				in.err = fmt.Errorf("%s: %w", in.what, in.err)
 			}
-		}()
+		})
 	}
 	var token string
 	var tokenErr error
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		token, tokenErr = first.Token(ctx, RootUser, "catalogspec-admin", "ONE_DAY")
-	}()
+	wg.Go(func() { token, tokenErr = first.Token(h.ctx, RootUser, "catalogspec-admin", "ONE_DAY") })
 	wg.Wait()
-	errs := []error{tokenErr}
-	for _, in := range others {
-		errs = append(errs, in.err)
-	}
-	if err := errors.Join(errs...); err != nil {
+	if err := errors.Join(tokenErr, noAuth.err, later.err, replica.err); err != nil {
 		return nil, err
 	}
-	noAuth, later, replica := others[0].srv, others[1].srv, others[2].srv
-	noAuthGMS, noAuthFrontend := noAuth.GMS, noAuth.Frontend
-	laterGMS, laterFrontend, replicaGMS := later.GMS, later.Frontend, replica.GMS
 	return &Target{
-		GMS:        first.GMS,
-		Frontend:   first.Frontend,
-		AdminToken: token,
-		NoAuthGMS:  noAuthGMS,
-		Reference:  true,
-		Lag:        lag,
-
-		NoAuthFrontend: noAuthFrontend,
-		LaterGMS:       laterGMS,
-		LaterFrontend:  laterFrontend,
-		ReplicaGMS:     replicaGMS,
-		stop:           stopAll,
+		AdminToken:     token,
+		NoAuthGMS:      noAuth.srv.GMS,
+		NoAuthFrontend: noAuth.srv.Frontend,
+		LaterGMS:       later.srv.GMS,
+		LaterFrontend:  later.srv.Frontend,
+		ReplicaGMS:     replica.srv.GMS,
 	}, nil
+}
+
+// stopList is what stops the reference, undone last first; instances
+// started at once add to it together.
+type stopList struct {
+	mu  sync.Mutex
+	fns []func(context.Context) error
+}
+
+func (l *stopList) add(f func(context.Context) error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fns = append(l.fns, f)
+}
+
+// create creates the file at path, closed with the rest.
+func (l *stopList) create(path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	l.add(func(context.Context) error { return f.Close() })
+	return f, nil
+}
+
+// all runs every stop, the last added first, and joins their errors.
+func (l *stopList) all(ctx context.Context) error {
+	l.mu.Lock()
+	fns := l.fns
+	l.fns = nil
+	l.mu.Unlock()
+	var errs []error
+	for i := len(fns) - 1; i >= 0; i-- {
+		errs = append(errs, fns[i](ctx))
+	}
+	return errors.Join(errs...)
 }
 
 // catalogdBinary is CATALOGSPEC_CATALOGD, or catalogd built into a
