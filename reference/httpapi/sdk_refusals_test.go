@@ -1,0 +1,70 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// TestSDKPathRefusals: each request the OpenAPI and Rest.li paths cannot
+// serve is refused with its status and a message saying why (405 with the
+// methods that are served in Allow), and changes nothing.
+func TestSDKPathRefusals(t *testing.T) {
+	tr := start(t, true)
+	root := reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser})
+	tag, err := tr.svc.CreateTag(root, reference.CreateTagInput{ID: "refusals-" + uuid.NewString()[:8], Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	enc := url.PathEscape(tag.String())
+	entity := tr.gms.URL + "/openapi/v3/entity/tag/" + enc
+	for _, c := range []struct {
+		name, method, path, contentType, body string
+		status                                int
+		allow                                 string
+	}{
+		{"deleting one aspect through OpenAPI", "DELETE", entity + "/tagProperties", "", "", 400, ""},
+		{"PUT of an OpenAPI entity", "PUT", entity, "application/json", "{}", 405, "GET, DELETE"},
+		{"PUT of an aspect", "PUT", tr.gms.URL + "/aspects/" + enc, "application/json", "{}", 405, "GET"},
+		{"DELETE of the aspects action path", "DELETE", tr.gms.URL + "/aspects/", "", "", 405, "GET, POST"},
+		{"an aspect of a version that is no number", "GET", tr.gms.URL + "/aspects/" + enc + "?aspect=tagProperties&version=latest", "", "", 400, ""},
+		{"an entity with alwaysIncludeKeyAspect neither true nor false", "GET", tr.gms.URL + "/entitiesV2/" + enc + "?alwaysIncludeKeyAspect=maybe", "", "", 400, ""},
+		{"an entity with an unclosed list of aspects", "GET", tr.gms.URL + "/entitiesV2/" + enc + "?aspects=List(tagProperties", "", "", 400, ""},
+		{"a batch naming no entity", "GET", tr.gms.URL + "/entitiesV2", "", "", 400, ""},
+		{"a batch with an unclosed list of entities", "GET", tr.gms.URL + "/entitiesV2?ids=List(" + enc, "", "", 400, ""},
+		{"a batch with an unclosed list of aspects", "GET", tr.gms.URL + "/entitiesV2?ids=List(" + enc + ")&aspects=List(tagProperties", "", "", 400, ""},
+		{"a proposal batch that is no JSON", "POST", tr.gms.URL + "/aspects?action=ingestProposalBatch", "application/json", "[", 400, ""},
+		{"a proposal batch with no proposals", "POST", tr.gms.URL + "/aspects?action=ingestProposalBatch", "application/json", "{}", 400, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := do(t, c.method, c.path, tr.rootToken, c.contentType, c.body)
+			var problem struct{ Message string }
+			if r.status != c.status || json.Unmarshal([]byte(r.body), &problem) != nil || problem.Message == "" {
+				t.Errorf("%s %s: %d %.300s; want %d with a message", c.method, c.path, r.status, r.body, c.status)
+			}
+			if got := r.header.Get("Allow"); got != c.allow {
+				t.Errorf("Allow: %q, want %q", got, c.allow)
+			}
+			if got, err := tr.svc.Tag(root, tag.String()); err != nil || got == nil {
+				t.Errorf("the tag after the refusal: %v, %v; want it there", got, err)
+			}
+		})
+	}
+	t.Run("an aspect reads back as version 0, the latest", func(t *testing.T) {
+		r := do(t, "GET", tr.gms.URL+"/aspects/"+enc+"?aspect=tagProperties&version=0", tr.rootToken, "", "")
+		var got struct {
+			Aspect  map[string]json.RawMessage
+			Version *int
+		}
+		if r.status != 200 || json.Unmarshal([]byte(r.body), &got) != nil || got.Version == nil || *got.Version != 0 ||
+			!strings.Contains(string(got.Aspect["com.linkedin.tag.TagProperties"]), `"name"`) {
+			t.Errorf("GET the tag's properties: %d %.300s; want them under com.linkedin.tag.TagProperties, version 0", r.status, r.body)
+		}
+	})
+}
