@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,4 +68,39 @@ func TestSDKPathRefusals(t *testing.T) {
 			t.Errorf("GET the tag's properties: %d %.300s; want them under com.linkedin.tag.TagProperties, version 0", r.status, r.body)
 		}
 	})
+}
+
+// TestOpenAPIEntityNamesItsAspects: GET of an OpenAPI entity shows the
+// aspects named in ?aspects= (repeated or comma-separated, as Spring binds
+// them), and every aspect when none is named.
+func TestOpenAPIEntityNamesItsAspects(t *testing.T) {
+	tr := start(t, true)
+	root := reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser})
+	tag, err := tr.svc.CreateTag(root, reference.CreateTagInput{ID: "aspects-" + uuid.NewString()[:8], Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entity := tr.gms.URL + "/openapi/v3/entity/tag/" + url.PathEscape(tag.String())
+	for query, want := range map[string]string{
+		"":                                      "tagKey tagProperties urn",
+		"?aspects=tagProperties":                "tagProperties urn",
+		"?aspects=tagProperties,%20,":           "tagProperties urn",
+		"?aspectNames=tagKey":                   "tagKey urn",
+		"?aspects=tagKey&aspects=tagProperties": "tagKey tagProperties urn",
+	} {
+		r := do(t, "GET", entity+query, tr.rootToken, "", "")
+		var got map[string]json.RawMessage
+		if r.status != 200 || json.Unmarshal([]byte(r.body), &got) != nil {
+			t.Errorf("GET %s: %d %.300s", query, r.status, r.body)
+			continue
+		}
+		var keys []string
+		for k := range got {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if strings.Join(keys, " ") != want {
+			t.Errorf("GET %s shows %v, want %s", query, keys, want)
+		}
+	}
 }
