@@ -2,6 +2,8 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -57,5 +59,72 @@ func TestGetInviteTokenThatIsNeverThereFails(t *testing.T) {
 	token, err := svc.GetInviteToken(root, role)
 	if err == nil || token != "" {
 		t.Errorf("GetInviteToken with the token never there to read = %q, %v; want an error and no token", token, err)
+	}
+}
+
+// spoiltInviteStore is the test database with what it keeps of invite
+// tokens spoilt: the stored invite token aspect rewritten by value, or the
+// sealing key by key, when set.
+type spoiltInviteStore struct {
+	reference.Store
+	value func(stored []byte) []byte
+	key   []byte
+}
+
+func (s spoiltInviteStore) Aspect(ctx context.Context, urn reference.URN, name string) (reference.Aspect, error) {
+	a, err := s.Store.Aspect(ctx, urn, name)
+	if err == nil && s.value != nil && urn.EntityType == reference.EntityInviteToken {
+		a.Value = s.value(a.Value)
+	}
+	return a, err
+}
+
+func (s spoiltInviteStore) Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error) {
+	if s.key != nil {
+		return s.key, nil
+	}
+	return s.Store.Secret(ctx, name, generate)
+}
+
+// TestASpoiltInviteTokenIsAnError: an invite token that cannot be read back
+// as it was sealed (its aspect not the shape written, its seal not Base64,
+// too short, or opened with another key; or a sealing key of the wrong
+// size) fails GetInviteToken with an error: never an empty token, which a
+// manager would hand out as an invitation.
+func TestASpoiltInviteTokenIsAnError(t *testing.T) {
+	f := newFixture(t)
+	sealed := func(value string) func([]byte) []byte {
+		return func(stored []byte) []byte {
+			var v map[string]any
+			if err := json.Unmarshal(stored, &v); err != nil {
+				t.Fatal(err)
+			}
+			v["token"] = value
+			b, _ := json.Marshal(v)
+			return b
+		}
+	}
+	for name, store := range map[string]spoiltInviteStore{
+		"an aspect that is no object": {value: func([]byte) []byte { return []byte(`["x"]`) }},
+		"a seal that is not Base64":   {value: sealed("not base64!")},
+		"a seal shorter than a nonce": {value: sealed("AAAA")},
+		"a seal made with another key": {value: func(stored []byte) []byte {
+			return sealed(base64.StdEncoding.EncodeToString(make([]byte, 60)))(stored)
+		}},
+		"a sealing key of 16 bytes": {key: make([]byte, 16)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			role := "urn:li:dataHubRole:r-" + uuid.NewString()[:8]
+			if store.key == nil {
+				if _, err := f.svc.GetInviteToken(root, role); err != nil {
+					t.Fatal(err)
+				}
+			}
+			store.Store = testDB
+			token, err := f.over(t, store).GetInviteToken(root, role)
+			if err == nil || token != "" {
+				t.Errorf("GetInviteToken = %q, %v; want an error and no token", token, err)
+			}
+		})
 	}
 }
