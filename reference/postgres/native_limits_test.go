@@ -128,3 +128,28 @@ func TestASpoiltInviteTokenIsAnError(t *testing.T) {
 		})
 	}
 }
+
+// TestSignUpBounds: a full name and a title of 256 bytes each, and a
+// password of 72 (what bcrypt compares), are taken, and the user signs in
+// with that password; a title of 257 bytes is refused, and makes no user.
+func TestSignUpBounds(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	email := "bounds-" + uuid.NewString()[:8] + "@example.com"
+	password := strings.Repeat("p", 72)
+	in := reference.SignUpInput{FullName: strings.Repeat("n", 256), Email: email, Password: password, Title: strings.Repeat("t", 256), InviteToken: f.invite(t)}
+	if _, err := f.svc.SignUp(ctx, in); err != nil {
+		t.Fatalf("a sign-up at every bound: %v", err)
+	}
+	if _, _, err := f.svc.SignIn(ctx, email, password); err != nil {
+		t.Errorf("signing in with the password of 72 bytes: %v", err)
+	}
+	long := in
+	long.Email, long.Title = "bounds-"+uuid.NewString()[:8]+"@example.com", strings.Repeat("t", 257)
+	if _, err := f.svc.SignUp(ctx, long); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+		t.Errorf("a title of 257 bytes: %v, want BAD_REQUEST", err)
+	}
+	if u, err := f.svc.CorpUser(root, reference.UserURN(long.Email).String()); err != nil || u != nil {
+		t.Errorf("the user refused for their title: %v, %v; want none", u, err)
+	}
+}
