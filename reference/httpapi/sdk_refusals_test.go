@@ -104,3 +104,42 @@ func TestOpenAPIEntityNamesItsAspects(t *testing.T) {
 		}
 	}
 }
+
+// TestEntityV2Envelopes: /entitiesV2 shows each aspect as DataHub's
+// EnvelopedAspect, version 0 (the latest): one written with when and by
+// whom, and the key of an entity no one wrote, derived from its URN, as
+// made by the system actor at time 0.
+func TestEntityV2Envelopes(t *testing.T) {
+	tr := start(t, true)
+	root := reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser})
+	tag, err := tr.svc.CreateTag(root, reference.CreateTagInput{ID: "envelopes-" + uuid.NewString()[:8], Name: "n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type envelope struct {
+		Name    string
+		Version *int
+		Created struct {
+			Time  *int64
+			Actor string
+		}
+	}
+	read := func(urn string) map[string]envelope {
+		t.Helper()
+		r := do(t, "GET", tr.gms.URL+"/entitiesV2/"+url.PathEscape(urn), tr.rootToken, "", "")
+		var got struct{ Aspects map[string]envelope }
+		if r.status != 200 || json.Unmarshal([]byte(r.body), &got) != nil {
+			t.Fatalf("GET /entitiesV2/%s: %d %.300s", urn, r.status, r.body)
+		}
+		return got.Aspects
+	}
+	props := read(tag.String())["tagProperties"]
+	if props.Name != "tagProperties" || props.Version == nil || *props.Version != 0 || props.Created.Time == nil || *props.Created.Time <= 0 || props.Created.Actor != reference.RootUser.String() {
+		t.Errorf("the tag's properties: %+v; want version 0, created at a time by %s", props, reference.RootUser)
+	}
+	never := "urn:li:tag:never-" + uuid.NewString()[:8]
+	key := read(never)["tagKey"]
+	if key.Name != "tagKey" || key.Version == nil || *key.Version != 0 || key.Created.Time == nil || *key.Created.Time != 0 || key.Created.Actor != reference.SystemUser.String() {
+		t.Errorf("the derived key of a tag no one wrote: %+v; want version 0, created at 0 by %s", key, reference.SystemUser)
+	}
+}
