@@ -330,6 +330,15 @@ func midRequestOperations() []operation {
 			f.grantOn(t, u, tag, reference.PrivViewEntityPage)
 			return func(svc *reference.Service) error { _, err := svc.Entity(as(u), tag.String()); return err }
 		}},
+		{"EntitiesV2 read by a user with GET_ENTITY_PRIVILEGE on both", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, one, two := f.user(t), newTag(t, f), newTag(t, f)
+			f.grantOn(t, u, one, reference.PrivGetEntity)
+			f.grantOn(t, u, two, reference.PrivGetEntity)
+			return func(svc *reference.Service) error {
+				_, err := svc.EntitiesV2(as(u), []string{one.String(), two.String()}, nil, true)
+				return err
+			}
+		}},
 		{"SignUp with the current invite token", func(t *testing.T, f *fixture) func(*reference.Service) error {
 			invite := f.invite(t)
 			return func(svc *reference.Service) error {
