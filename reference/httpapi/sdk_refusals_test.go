@@ -34,6 +34,11 @@ func TestSDKPathRefusals(t *testing.T) {
 		{"PUT of an OpenAPI entity", "PUT", entity, "application/json", "{}", 405, "GET, DELETE"},
 		{"PUT of an aspect", "PUT", tr.gms.URL + "/aspects/" + enc, "application/json", "{}", 405, "GET"},
 		{"DELETE of the aspects action path", "DELETE", tr.gms.URL + "/aspects/", "", "", 405, "GET, POST"},
+		{"POST of an aspect", "POST", tr.gms.URL + "/aspects/" + enc + "?action=ingestProposal", "application/json", "{}", 405, "GET"},
+		{"an aspect of a version in another base", "GET", tr.gms.URL + "/aspects/" + enc + "?aspect=tagProperties&version=a", "", "", 400, ""},
+		{"a batchGet whose body is no JSON list", "POST", entity[:strings.LastIndex(entity, "/")] + "/batchGet", "application/json", "{}", 400, ""},
+		{"an OpenAPI read of a URN that is one word", "GET", tr.gms.URL + "/openapi/v3/entity/tag/notAUrn", "", "", 400, ""},
+		{"an OpenAPI delete of a URN that is one word", "DELETE", tr.gms.URL + "/openapi/v3/entity/tag/notAUrn", "", "", 400, ""},
 		{"an aspect of a version that is no number", "GET", tr.gms.URL + "/aspects/" + enc + "?aspect=tagProperties&version=latest", "", "", 400, ""},
 		{"an entity with alwaysIncludeKeyAspect neither true nor false", "GET", tr.gms.URL + "/entitiesV2/" + enc + "?alwaysIncludeKeyAspect=maybe", "", "", 400, ""},
 		{"an entity with an unclosed list of aspects", "GET", tr.gms.URL + "/entitiesV2/" + enc + "?aspects=List(tagProperties", "", "", 400, ""},
@@ -49,6 +54,9 @@ func TestSDKPathRefusals(t *testing.T) {
 			if r.status != c.status || json.Unmarshal([]byte(r.body), &problem) != nil || problem.Message == "" {
 				t.Errorf("%s %s: %d %.300s; want %d with a message", c.method, c.path, r.status, r.body, c.status)
 			}
+			if strings.Contains(c.path, "notAUrn") && !strings.Contains(problem.Message, "notAUrn") {
+				t.Errorf("the refusal of %s says %q; want it to name the URN", c.path, problem.Message)
+			}
 			if got := r.header.Get("Allow"); got != c.allow {
 				t.Errorf("Allow: %q, want %q", got, c.allow)
 			}
@@ -58,14 +66,16 @@ func TestSDKPathRefusals(t *testing.T) {
 		})
 	}
 	t.Run("an aspect reads back as version 0, the latest", func(t *testing.T) {
-		r := do(t, "GET", tr.gms.URL+"/aspects/"+enc+"?aspect=tagProperties&version=0", tr.rootToken, "", "")
-		var got struct {
-			Aspect  map[string]json.RawMessage
-			Version *int
-		}
-		if r.status != 200 || json.Unmarshal([]byte(r.body), &got) != nil || got.Version == nil || *got.Version != 0 ||
-			!strings.Contains(string(got.Aspect["com.linkedin.tag.TagProperties"]), `"name"`) {
-			t.Errorf("GET the tag's properties: %d %.300s; want them under com.linkedin.tag.TagProperties, version 0", r.status, r.body)
+		for _, query := range []string{"?aspect=tagProperties&version=0", "?aspect=tagProperties"} {
+			r := do(t, "GET", tr.gms.URL+"/aspects/"+enc+query, tr.rootToken, "", "")
+			var got struct {
+				Aspect  map[string]json.RawMessage
+				Version *int
+			}
+			if r.status != 200 || json.Unmarshal([]byte(r.body), &got) != nil || got.Version == nil || *got.Version != 0 ||
+				!strings.Contains(string(got.Aspect["com.linkedin.tag.TagProperties"]), `"name"`) {
+				t.Errorf("GET the tag's properties (%s): %d %.300s; want them under com.linkedin.tag.TagProperties, version 0", query, r.status, r.body)
+			}
 		}
 	})
 }
