@@ -152,4 +152,18 @@ func TestEntityV2Envelopes(t *testing.T) {
 	if key.Name != "tagKey" || key.Version == nil || *key.Version != 0 || key.Created.Time == nil || *key.Created.Time != 0 || key.Created.Actor != reference.SystemUser.String() {
 		t.Errorf("the derived key of a tag no one wrote: %+v; want version 0, created at 0 by %s", key, reference.SystemUser)
 	}
+	// A batch shows each entity as the single read does, its key
+	// included (alwaysIncludeKeyAspect defaults to true in DataHub).
+	r := do(t, "GET", tr.gms.URL+"/entitiesV2?ids=List("+url.PathEscape(tag.String())+","+url.PathEscape(never)+")", tr.rootToken, "", "")
+	var batch struct {
+		Results map[string]struct{ Aspects map[string]envelope }
+	}
+	if r.status != 200 || json.Unmarshal([]byte(r.body), &batch) != nil {
+		t.Fatalf("GET /entitiesV2?ids=...: %d %.300s", r.status, r.body)
+	}
+	for _, urn := range []string{tag.String(), never} {
+		if k, ok := batch.Results[urn].Aspects["tagKey"]; !ok || k.Name != "tagKey" {
+			t.Errorf("the batch's %s: %+v; want its key among its aspects", urn, batch.Results[urn])
+		}
+	}
 }
