@@ -167,3 +167,21 @@ func TestEntityV2Envelopes(t *testing.T) {
 		}
 	}
 }
+
+// TestProposalBatchAnswersSuccess: a proposal batch written answers 200
+// with {"value": "success"}, as DataHub's ingestProposalBatch does, and
+// what it wrote reads back.
+func TestProposalBatchAnswersSuccess(t *testing.T) {
+	tr := start(t, true)
+	urn := "urn:li:tag:batch-" + uuid.NewString()[:8]
+	body := `{"proposals": [{"entityType": "tag", "entityUrn": "` + urn + `", "changeType": "UPSERT", "aspectName": "tagProperties", "aspect": {"value": "{\"name\": \"batched\"}", "contentType": "application/json"}}]}`
+	r := do(t, "POST", tr.gms.URL+"/aspects?action=ingestProposalBatch", tr.rootToken, "application/json", body)
+	var got map[string]any
+	if r.status != 200 || json.Unmarshal([]byte(r.body), &got) != nil || got["value"] != "success" {
+		t.Errorf("a proposal batch: %d %.300s; want 200 with {\"value\": \"success\"}", r.status, r.body)
+	}
+	root := reference.NewContextWithActor(context.Background(), reference.Actor{URN: reference.RootUser})
+	if tag, err := tr.svc.Tag(root, urn); err != nil || tag == nil || tag.Name != "batched" {
+		t.Errorf("the tag the batch wrote: %+v, %v; want it named batched", tag, err)
+	}
+}
