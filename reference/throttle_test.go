@@ -106,3 +106,30 @@ func TestThrottleCountsAttemptsInFlight(t *testing.T) {
 		t.Errorf("the client has %d attempts counted, want 3", n)
 	}
 }
+
+// TestThrottleDefaultsAndForgetting: a configuration that leaves the
+// window unset (zero) gets the default window, not one in which no failure
+// ever counts; and a user whose failures are forgotten (a reset token
+// proved who it is) may try again at once, while the client's stay.
+func TestThrottleDefaultsAndForgetting(t *testing.T) {
+	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 2, MaxFailuresPerClient: 100})
+	now := time.Unix(1_000_000, 0)
+	for i := range 2 {
+		settle, err := th.admit("ann", "10.0.0.1", now.Add(time.Duration(i)*time.Second))
+		if err != nil {
+			t.Fatalf("failure %d: refused: %v", i+1, err)
+		}
+		settle(wrongCredentials)
+	}
+	_, err := th.admit("ann", "10.0.0.1", now.Add(2*time.Second))
+	if ErrorCodeOf(err) != ETOOMANYREQUESTS || RetryAfterOf(err) != fmt.Sprint(int((DefaultFailureWindow-2*time.Second).Seconds())) {
+		t.Fatalf("a third attempt within the default window (%s): %v, Retry-After %q", DefaultFailureWindow, err, RetryAfterOf(err))
+	}
+	th.forget("ann")
+	if _, err := th.admit("ann", "10.0.0.1", now.Add(3*time.Second)); err != nil {
+		t.Fatalf("after her failures were forgotten: %v", err)
+	}
+	if n := len(th.clients.entries["10.0.0.1"]); n != 3 {
+		t.Errorf("the client has %d failures counted after Ann's were forgotten, want 3", n)
+	}
+}

@@ -21,8 +21,9 @@ import (
 // lagging is an instance of the lagging mode: a Service over a SearchLag
 // over store, both on a clock the test moves.
 type lagging struct {
-	svc *reference.Service
-	now time.Time
+	svc    *reference.Service
+	lagged *reference.SearchLag // under svc, for listing directly
+	now    time.Time
 }
 
 const testLag = 4 * time.Second
@@ -42,6 +43,7 @@ func newLagging(t *testing.T, store reference.Store, refresh time.Duration) *lag
 	}
 	lagged.BuiltAt(l.now)
 	l.now = l.now.Add(time.Millisecond) // what is made from now on waits for the lag
+	l.lagged = lagged
 	return l
 }
 
@@ -250,4 +252,96 @@ func TestPolicyChangesWaitForTheRefreshOnEveryInstance(t *testing.T) {
 		t.Fatal("a policy set INACTIVE took effect before a refresh")
 	}
 	within(false, "INACTIVE")
+}
+
+// TestSearchLagFiltersWhatItStillListsOfTheGone: within the lag an entity
+// deleted is still counted by the listings it matched, and only by those:
+// the filter applies to what it held (one of its fields containing the
+// text asked for, or equal to a value), never to an aspect of another name.
+func TestSearchLagFiltersWhatItStillListsOfTheGone(t *testing.T) {
+	ctx := context.Background()
+	l := newLagging(t, testDB, 0)
+	tag := uuid.NewString()[:8]
+	urns := l.policies(t, "gone-match-"+tag, "gone-other-"+tag)
+	l.now = l.now.Add(testLag) // both indexed
+	l.deletePolicies(t, urns...)
+	for _, c := range []struct {
+		what string
+		f    reference.Filter
+		want []string
+	}{
+		{"whose name contains a text", reference.Filter{Contains: map[string]string{"displayName": "MATCH-" + tag}}, urns[:1]},
+		{"whose name is a value", reference.Filter{Where: map[string][]string{"displayName": {"gone-match-" + tag}}}, urns[:1]},
+		{"whose state is a value", reference.Filter{Where: map[string][]string{"state": {"ACTIVE"}}}, urns},
+	} {
+		f := c.f
+		f.EntityType, f.Aspect, f.Search, f.KeepGone = reference.EntityPolicy, reference.AspectPolicyInfo, true, true
+		page, total, err := l.lagged.ListAspects(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gone []string
+		for _, a := range page {
+			if a.Value == nil && slices.Contains(urns, a.URN.String()) {
+				gone = append(gone, a.URN.String())
+			}
+		}
+		want := slices.Sorted(slices.Values(c.want))
+		slices.Sort(gone)
+		if !slices.Equal(gone, want) {
+			t.Errorf("the policies %s, within the lag after both were deleted: %v listed as gone (total %d), want %v", c.what, gone, total, want)
+		}
+	}
+}
+
+// TestSearchLagForgetsTheGoneOnlyOnceTheLagHasPassed: a policy deleted
+// longer ago than the lag is no longer listed, and its passing does not
+// hide one deleted since, still within it.
+func TestSearchLagForgetsTheGoneOnlyOnceTheLagHasPassed(t *testing.T) {
+	ctx := context.Background()
+	l := newLagging(t, testDB, 0)
+	tag := uuid.NewString()[:8]
+	urns := l.policies(t, "forgotten-"+tag, "recent-"+tag)
+	l.now = l.now.Add(testLag) // both indexed
+	l.deletePolicies(t, urns[0])
+	l.now = l.now.Add(testLag + time.Millisecond) // the first is forgotten
+	l.deletePolicies(t, urns[1])
+	page, _, err := l.lagged.ListAspects(ctx, reference.Filter{EntityType: reference.EntityPolicy, Aspect: reference.AspectPolicyInfo,
+		Search: true, KeepGone: true, Contains: map[string]string{"displayName": tag}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone []string
+	for _, a := range page {
+		if a.Value == nil {
+			gone = append(gone, a.URN.String())
+		}
+	}
+	if !slices.Equal(gone, urns[1:]) {
+		t.Errorf("listed as gone: %v, want only the policy deleted within the lag, %s", gone, urns[1])
+	}
+}
+
+// policies makes an active policy of each name and returns their URNs.
+func (l *lagging) policies(t *testing.T, names ...string) []string {
+	t.Helper()
+	var urns []string
+	for _, name := range names {
+		urn, err := l.svc.CreatePolicy(root, reference.Policy{Type: reference.PolicyPlatform, State: reference.PolicyActive, Name: name,
+			Privileges: []string{reference.PrivCreateTags}, Actors: reference.ActorFilter{Users: []string{"urn:li:corpuser:nobody"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		urns = append(urns, urn.String())
+	}
+	return urns
+}
+
+func (l *lagging) deletePolicies(t *testing.T, urns ...string) {
+	t.Helper()
+	for _, u := range urns {
+		if _, err := l.svc.DeletePolicy(root, u); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -85,6 +85,11 @@ func TestLogInAPIRefusesAsDataHub(t *testing.T) {
 		if len(resp.Cookies()) != 0 {
 			t.Errorf("%s: cookies were set: %v", name, resp.Cookies())
 		}
+		// A browser must not read the answer as anything but JSON, nor
+		// keep it.
+		if got := resp.Header.Get("X-Content-Type-Options") + " " + resp.Header.Get("Cache-Control"); got != "nosniff no-store" {
+			t.Errorf("%s: X-Content-Type-Options and Cache-Control %q, want \"nosniff no-store\"", name, got)
+		}
 	}
 }
 
