@@ -330,6 +330,54 @@ func midRequestOperations() []operation {
 			f.grantOn(t, u, tag, reference.PrivViewEntityPage)
 			return func(svc *reference.Service) error { _, err := svc.Entity(as(u), tag.String()); return err }
 		}},
+		{"EntitiesV2 read by a user with GET_ENTITY_PRIVILEGE on both", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, one, two := f.user(t), newTag(t, f), newTag(t, f)
+			f.grantOn(t, u, one, reference.PrivGetEntity)
+			f.grantOn(t, u, two, reference.PrivGetEntity)
+			return func(svc *reference.Service) error {
+				_, err := svc.EntitiesV2(as(u), []string{one.String(), two.String()}, nil, true)
+				return err
+			}
+		}},
+		{"SignUp with the current invite token", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			invite := f.invite(t)
+			return func(svc *reference.Service) error {
+				_, err := svc.SignUp(context.Background(), reference.SignUpInput{FullName: "New", Email: "s-" + uuid.NewString()[:8] + "@example.com", Password: "pw", InviteToken: invite})
+				return err
+			}
+		}},
+		{"GetInviteToken of a role that has one", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			role := "urn:li:dataHubRole:r-" + uuid.NewString()[:8]
+			if _, err := f.svc.GetInviteToken(root, role); err != nil {
+				t.Fatal(err)
+			}
+			return func(svc *reference.Service) error { _, err := svc.GetInviteToken(root, role); return err }
+		}},
+		{"GetInviteToken of a role that has none yet", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			role := "urn:li:dataHubRole:r-" + uuid.NewString()[:8]
+			return func(svc *reference.Service) error { _, err := svc.GetInviteToken(root, role); return err }
+		}},
+		{"CreateInviteToken by a holder of MANAGE_USER_CREDENTIALS", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			f.grant(t, u, reference.PrivManageUserCredentials)
+			role := "urn:li:dataHubRole:r-" + uuid.NewString()[:8]
+			return func(svc *reference.Service) error { _, err := svc.CreateInviteToken(as(u), role); return err }
+		}},
+		{"ListUsers matching a query", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u := f.user(t)
+			return func(svc *reference.Service) error {
+				users, _, err := svc.ListUsers(as(u), 0, 10, u.ID)
+				if err == nil && len(users) != 1 {
+					t.Errorf("ListUsers(%q) = %v, want the one user", u.ID, users)
+				}
+				return err
+			}
+		}},
+		{"RemoveUser by a holder of MANAGE_USERS_AND_GROUPS", func(t *testing.T, f *fixture) func(*reference.Service) error {
+			u, gone := f.user(t), f.nativeUser(t, "pw")
+			f.grant(t, u, reference.PrivManageUsersAndGroups)
+			return func(svc *reference.Service) error { return svc.RemoveUser(as(u), gone.String()) }
+		}},
 	}
 }
 
