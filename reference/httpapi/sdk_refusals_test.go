@@ -42,6 +42,7 @@ func TestSDKPathRefusals(t *testing.T) {
 		{"an aspect of a version that is no number", "GET", tr.gms.URL + "/aspects/" + enc + "?aspect=tagProperties&version=latest", "", "", 400, ""},
 		{"an entity with alwaysIncludeKeyAspect neither true nor false", "GET", tr.gms.URL + "/entitiesV2/" + enc + "?alwaysIncludeKeyAspect=maybe", "", "", 400, ""},
 		{"an entity with an unclosed list of aspects", "GET", tr.gms.URL + "/entitiesV2/" + enc + "?aspects=List(tagProperties", "", "", 400, ""},
+		{"an entity with a list of aspects naming one that is no name", "GET", tr.gms.URL + "/entitiesV2/" + enc + "?aspects=List(tagProperties,1bad)", "", "", 400, ""},
 		{"a batch naming no entity", "GET", tr.gms.URL + "/entitiesV2", "", "", 400, ""},
 		{"a batch with an unclosed list of entities", "GET", tr.gms.URL + "/entitiesV2?ids=List(" + enc, "", "", 400, ""},
 		{"a batch with an unclosed list of aspects", "GET", tr.gms.URL + "/entitiesV2?ids=List(" + enc + ")&aspects=List(tagProperties", "", "", 400, ""},
