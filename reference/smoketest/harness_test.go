@@ -6,22 +6,19 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 	"github.com/catalogspec/catalogspec/reference/postgres"
 	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
+	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
 var (
@@ -55,7 +52,8 @@ func start(t *testing.T) *target {
 
 // Python's json.dumps, with its defaults (separators ", " and ": ",
 // ensure_ascii), of values built from obj (a dict, in insertion order),
-// []any, string, int, bool and nil: requests sends json= bodies so.
+// []any, string, int, bool and nil: requests sends json= bodies so. The
+// encoding is sdkclient's, the SDK's own.
 
 type obj []field
 
@@ -64,57 +62,25 @@ type field struct {
 	v any
 }
 
-func dumps(v any) string {
+func dumps(v any) string { return string(sdkclient.Dumps(pyValue(v))) }
+
+// pyValue is v with each obj made the sdkclient.Obj that Dumps writes.
+func pyValue(v any) any {
 	switch t := v.(type) {
 	case obj:
-		parts := make([]string, len(t))
+		o := make(sdkclient.Obj, len(t))
 		for i, f := range t {
-			parts[i] = dumps(f.k) + ": " + dumps(f.v)
+			o[i] = sdkclient.Member{Key: f.k, Value: pyValue(f.v)}
 		}
-		return "{" + strings.Join(parts, ", ") + "}"
+		return o
 	case []any:
-		parts := make([]string, len(t))
+		out := make([]any, len(t))
 		for i, e := range t {
-			parts[i] = dumps(e)
+			out[i] = pyValue(e)
 		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case string:
-		var b strings.Builder
-		b.WriteByte('"')
-		for _, r := range t {
-			switch {
-			case r == '"':
-				b.WriteString(`\"`)
-			case r == '\\':
-				b.WriteString(`\\`)
-			case r == '\n':
-				b.WriteString(`\n`)
-			case r == '\r':
-				b.WriteString(`\r`)
-			case r == '\t':
-				b.WriteString(`\t`)
-			case r == '\b':
-				b.WriteString(`\b`)
-			case r == '\f':
-				b.WriteString(`\f`)
-			case r < 0x20 || r > 0x7e:
-				for _, u := range utf16.Encode([]rune{r}) {
-					fmt.Fprintf(&b, `\u%04x`, u)
-				}
-			default:
-				b.WriteRune(r)
-			}
-		}
-		b.WriteByte('"')
-		return b.String()
-	case int:
-		return strconv.Itoa(t)
-	case bool:
-		return strconv.FormatBool(t)
-	case nil:
-		return "null"
+		return out
 	}
-	panic(fmt.Sprintf("dumps: %T", v))
+	return v
 }
 
 // session is Python's requests.Session: its cookie jar, its default
