@@ -73,7 +73,7 @@ func (s *Service) checkTokensOwned(ctx context.Context, owner URN) error {
 		return err
 	}
 	f.Count = 0
-	aspects, _, err := s.store.ListAspects(ctx, f)
+	aspects, _, err := s.store.ListAspects(Metered(ctx), f)
 	if err != nil {
 		return err
 	}
@@ -219,7 +219,7 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	if err != nil {
 		return nil, 0, err
 	}
-	aspects, total, err := s.store.ListAspects(ctx, Filter{
+	aspects, total, err := s.store.ListAspects(Metered(ctx), Filter{
 		EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
 		Where: in.Filters, Not: in.Exclude, Start: start, Count: count, Search: true, KeepGone: true,
 	})

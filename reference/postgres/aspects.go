@@ -43,7 +43,14 @@ func (db *DB) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspec
 	if err != nil {
 		return nil, translate(err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reference.Aspect, error) { return scanAspect(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reference.Aspect, error) {
+		a, err := scanAspect(r)
+		if err == nil {
+			// A read the caller asked for stops at its read budget.
+			err = reference.ChargeRead(ctx, reference.AspectBytes(a))
+		}
+		return a, err
+	})
 	return out, translate(err)
 }
 
@@ -53,6 +60,9 @@ func (db *DB) Aspect(ctx context.Context, urn reference.URN, name string) (refer
 	defer cancel()
 	row := db.pool.QueryRow(ctx, `SELECT `+aspectColumns+` FROM aspects WHERE urn = $1 AND aspect = $2`, urn.String(), name)
 	a, err := scanAspect(row)
+	if err == nil {
+		err = reference.ChargeRead(ctx, reference.AspectBytes(a))
+	}
 	return a, translate(err)
 }
 
@@ -199,6 +209,9 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 	)
 	for rows.Next() {
 		a, err := scanAspect(rows, &total)
+		if err == nil {
+			err = reference.ChargeRead(ctx, reference.AspectBytes(a))
+		}
 		if err != nil {
 			return nil, 0, translate(err)
 		}

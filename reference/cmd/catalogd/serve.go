@@ -86,6 +86,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	gmsURL := &url.URL{Scheme: "http", Host: gmsLn.Addr().String()}
 	api := httpapi.NewServer(b.svc, graph.NewHandler(b.svc, version, logger, lim.graphql), b.db.Ping, version, logger)
 	api.SetRequestTimeout(lim.requestTimeout)
+	api.SetMemoryLimits(int64(lim.bytesInFlight), int64(lim.readBytes))
 	public, proxies, err := publicSettings(getenv)
 	if err != nil {
 		return err

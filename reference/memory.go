@@ -1,0 +1,235 @@
+package reference
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+)
+
+// Memory bounds (issue 29). What one request can make the service hold is
+// bounded twice:
+//
+//   - a read budget: the bytes of stored metadata a request reads from the
+//     store on its caller's behalf (an entity's aspects, a page of tokens,
+//     a list of policies), counted as they are read, past which the read
+//     stops and the request is refused (EBADREQUEST, "limit: readBytes");
+//   - a process-wide bound on the bytes requests hold at once (MemoryPool):
+//     what they read, the bodies of the writes they make, the answers they
+//     build. A request that would take it past its capacity is refused at
+//     once with EUNAVAILABLE (503 and Retry-After) rather than queued: a
+//     request waiting for memory would wait holding what it already has,
+//     and two such requests could wait for each other for ever; refused,
+//     it lets go at once, and DataHub's SDK retries a 503 after a pause.
+//
+// A request's first FreeBytes are not counted against the process-wide
+// bound, so that the requests of every day (a `me`, a token, a policy)
+// never touch it: only the few that hold megabytes do.
+//
+// The service's own reads (the policies, the caller's user and token as
+// authentication and authorization read them) are not the caller's asking
+// and are not counted: a read counts only through a context from Metered.
+
+// Defaults of the bounds; the operator's settings (CATALOGD_MAX_READ_BYTES,
+// CATALOGD_MAX_BYTES_IN_FLIGHT) replace them.
+const (
+	// DefaultMaxReadBytes is a request's read budget: twice the largest
+	// aspect a write can carry (DataHub's 16,000,000-byte ingestion limit),
+	// so that any entity of two such aspects is read whole, and a page of
+	// 1,000 tokens as large as they may be (13.9 MB) twice over.
+	DefaultMaxReadBytes = 32 << 20
+	// DefaultMaxBytesInFlight is the process-wide bound: a handful of the
+	// largest requests at once, well under a small container's memory.
+	DefaultMaxBytesInFlight = 256 << 20
+	// FreeBytes is what each request holds without counting against the
+	// process-wide bound.
+	FreeBytes = 1 << 20
+	// reserveChunk is how much a request takes from the pool at a time.
+	reserveChunk = 1 << 20
+)
+
+// ErrBusy refuses a request that would take the bytes held by the requests
+// in flight past the process-wide bound.
+var ErrBusy = &Error{Code: EUNAVAILABLE, Message: "catalogd is busy: the requests in flight hold as much memory as it lets requests hold (CATALOGD_MAX_BYTES_IN_FLIGHT); try again shortly"}
+
+// MemoryPool is the process-wide bound on the bytes requests hold at once.
+type MemoryPool struct {
+	capacity int64
+	used     atomic.Int64
+}
+
+// NewMemoryPool returns a pool of capacity bytes (DefaultMaxBytesInFlight
+// when capacity is not positive).
+func NewMemoryPool(capacity int64) *MemoryPool {
+	if capacity <= 0 {
+		capacity = DefaultMaxBytesInFlight
+	}
+	return &MemoryPool{capacity: capacity}
+}
+
+// Capacity is the pool's bound in bytes.
+func (p *MemoryPool) Capacity() int64 { return p.capacity }
+
+// Used is how many bytes the requests in flight have taken from the pool.
+func (p *MemoryPool) Used() int64 { return p.used.Load() }
+
+func (p *MemoryPool) take(n int64) bool {
+	for {
+		u := p.used.Load()
+		if u+n > p.capacity {
+			return false
+		}
+		if p.used.CompareAndSwap(u, u+n) {
+			return true
+		}
+	}
+}
+
+func (p *MemoryPool) give(n int64) { p.used.Add(-n) }
+
+// Memory is one request's account of the bytes it holds. Its methods may
+// be called from several goroutines; a nil *Memory counts nothing.
+type Memory struct {
+	pool      *MemoryPool
+	readLimit int64
+	read      atomic.Int64
+	held      atomic.Int64
+	reserved  atomic.Int64
+	readOver  atomic.Bool
+}
+
+// Open starts the account of a request whose read budget is readLimit
+// bytes (DefaultMaxReadBytes when not positive). Close ends it.
+func (p *MemoryPool) Open(readLimit int64) *Memory {
+	m := &Memory{}
+	p.Init(m, readLimit)
+	return m
+}
+
+// Init starts m as Open does, for an account kept inside something else.
+func (p *MemoryPool) Init(m *Memory, readLimit int64) {
+	if readLimit <= 0 {
+		readLimit = DefaultMaxReadBytes
+	}
+	m.pool, m.readLimit = p, readLimit
+}
+
+// Close gives back what the request took from the pool.
+func (m *Memory) Close() {
+	if m == nil || m.pool == nil {
+		return
+	}
+	if r := m.reserved.Swap(0); r > 0 {
+		m.pool.give(r)
+	}
+}
+
+// Hold counts n more bytes held by the request, taking them from the pool
+// once the request holds more than FreeBytes; ErrBusy when the pool has
+// not got them.
+func (m *Memory) Hold(n int64) error {
+	if m == nil || m.pool == nil || n <= 0 {
+		return nil
+	}
+	held := m.held.Add(n)
+	for {
+		r := m.reserved.Load()
+		need := held - FreeBytes - r
+		if need <= 0 {
+			return nil
+		}
+		chunk := (need + reserveChunk - 1) / reserveChunk * reserveChunk
+		if !m.pool.take(chunk) {
+			m.held.Add(-n)
+			return ErrBusy
+		}
+		if m.reserved.CompareAndSwap(r, r+chunk) {
+			return nil
+		}
+		m.pool.give(chunk) // another goroutine of the request took some meanwhile
+	}
+}
+
+// Read counts n bytes of stored metadata read on the caller's behalf:
+// against the read budget (an EBADREQUEST naming it past the budget), and
+// as held.
+func (m *Memory) Read(n int64) error {
+	if m == nil || m.pool == nil {
+		return nil
+	}
+	if m.read.Add(n) > m.readLimit {
+		m.readOver.Store(true)
+		return m.readRefusal()
+	}
+	return m.Hold(n)
+}
+
+func (m *Memory) readRefusal() error {
+	return Errorf(EBADREQUEST, "the request would read more than %d bytes of stored metadata (limit: readBytes, CATALOGD_MAX_READ_BYTES); ask for fewer entities, aspects or items", m.readLimit)
+}
+
+// ReadRefusal is the refusal of a request that went past its read budget,
+// nil when it did not.
+func (m *Memory) ReadRefusal() error {
+	if m == nil || !m.readOver.Load() {
+		return nil
+	}
+	return m.readRefusal()
+}
+
+// BytesRead is how many bytes the request has read on its caller's behalf.
+func (m *Memory) BytesRead() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.read.Load()
+}
+
+type memoryKey struct{}
+
+type meteredKey struct{}
+
+// NewContextWithMemory returns ctx carrying a request's account.
+func NewContextWithMemory(ctx context.Context, m *Memory) context.Context {
+	return context.WithValue(ctx, memoryKey{}, m)
+}
+
+// MemoryFromContext returns the account of ctx's request, nil when none.
+func MemoryFromContext(ctx context.Context) *Memory {
+	m, _ := ctx.Value(memoryKey{}).(*Memory)
+	return m
+}
+
+// Metered returns ctx whose reads from the store count against its
+// request's read budget: for the reads a caller asks for.
+func Metered(ctx context.Context) context.Context {
+	m := MemoryFromContext(ctx)
+	if m == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, meteredKey{}, m)
+}
+
+// ChargeRead is for Stores: it counts n bytes read through ctx against the
+// read budget of its request when ctx is Metered, and says to stop reading
+// when they go past it (or past the process-wide bound).
+func ChargeRead(ctx context.Context, n int) error {
+	m, _ := ctx.Value(meteredKey{}).(*Memory)
+	if m == nil {
+		return nil
+	}
+	return m.Read(int64(n))
+}
+
+// AspectBytes is what a Store counts for one aspect read: its value and
+// the strings beside it.
+func AspectBytes(a Aspect) int {
+	return len(a.Value) + len(a.URN.EntityType) + len(a.URN.ID) + len(a.Name) + len(a.CreatedBy) + 64
+}
+
+// String describes the account, for logs.
+func (m *Memory) String() string {
+	if m == nil {
+		return "no account"
+	}
+	return fmt.Sprintf("read %d of %d bytes, held %d, %d from the pool", m.read.Load(), m.readLimit, m.held.Load(), m.reserved.Load())
+}
