@@ -1,0 +1,351 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// The write gate (issue 29): the body of an entity write is held only for
+// entities its caller may write. Before any of it is read, the caller must
+// hold EDIT_ENTITY on some entity of the type the URL names (reference's
+// MayWrite); a caller who holds it on every entity of the type is let
+// through, and anyone else's body is read token by token, and each entity is
+// authorized as soon as its URN is read (AuthorizeWrite), the request
+// refused at the first the caller may not write, the rest of its body
+// never read. Until an entity is authorized, at most maxHeldUnauthorized
+// bytes of the body are read past the last authorized one: an entity's
+// aspects may come before its URN (JSON objects have no order), but not a
+// megabyte of them. What the gate lets through is the body, whole, for the
+// handlers' own decoders, which it leaves as they are: a body the gate
+// cannot follow (not JSON, or not of the shape) is read on only up to the
+// same bound and handed to them, so that they say what is wrong with it.
+
+// writeShape is the shape of a write's body.
+type writeShape int
+
+const (
+	// openAPIWrite: [{"urn": ..., <aspect>: {"value": ...}}, ...].
+	openAPIWrite writeShape = iota
+	// restliProposal: {"proposal": {"entityUrn": ..., ...}, ...}.
+	restliProposal
+	// restliBatch: {"proposals": [{"entityUrn": ..., ...}, ...], ...}.
+	restliBatch
+)
+
+// urnKey is the key naming an entity's URN in the shape.
+func (s writeShape) urnKey() string {
+	if s == openAPIWrite {
+		return "urn"
+	}
+	return "entityUrn"
+}
+
+// maxHeldUnauthorized bounds what of a write's body is read past the last
+// authorized entity before the next is authorized: small beside the
+// 16,000,000 bytes a body may hold, and more than the fields an entity has
+// before its URN (DataHub's SDK sends none: the URN comes first).
+const maxHeldUnauthorized = 1 << 20
+
+// writeHoldFactor is what a write holds while it is decoded, checked and
+// written, as a multiple of its body's size (BENCHMARKS.md: a 16 MB body
+// of tiny aspects peaks at about this multiple).
+const writeHoldFactor = 4
+
+var errHeldTooMuch = errors.New("held too much before authorization")
+
+// readWrite returns the body of an entity write of the given shape to the
+// entity type entityType ("" when the URL names none), read through the
+// gate, or answers itself and returns false.
+func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, shape writeShape, entityType string) ([]byte, bool) {
+	fail := func(err error) {
+		refuseBody(w, r)
+		if shape == openAPIWrite {
+			s.writeOpenAPIError(w, r, err)
+		} else {
+			s.writeError(w, r, err)
+		}
+	}
+	ctx := r.Context()
+	every, err := s.svc.MayWrite(ctx, entityType)
+	if err != nil {
+		fail(err)
+		return nil, false
+	}
+	size := r.ContentLength
+	if size < 0 || size > ingestBody {
+		size = ingestBody
+	}
+	if err := reference.MemoryFromContext(ctx).Hold(size * writeHoldFactor); err != nil {
+		fail(err)
+		return nil, false
+	}
+	if every {
+		// The URL and the caller say enough: every entity the body may
+		// name is theirs to write.
+		return readBody(w, r)
+	}
+	body := &gatedBody{r: r.Body, limit: -1}
+	body.buf.Grow(int(min(size, ingestBody)))
+	g := &gate{dec: json.NewDecoder(body), body: body, shape: shape,
+		authorize: func(urn string) error { return s.svc.AuthorizeWrite(ctx, urn) }}
+	err = g.walk()
+	var refusal refused
+	switch {
+	case errors.As(err, &refusal):
+		fail(refusal.err)
+		return nil, false
+	case errors.Is(err, errHeldTooMuch):
+		refuseBody(w, r)
+		if shape == openAPIWrite {
+			openAPIProblem(w, r, http.StatusRequestEntityTooLarge, heldMessage(shape))
+		} else {
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, heldMessage(shape))
+		}
+		return nil, false
+	case err != nil && !errors.Is(err, errNotFollowed):
+		s.bodyReadFailed(w, r, shape, err)
+		return nil, false
+	case err != nil:
+		// Not a body the gate can follow: read on, within the bound, and
+		// let the decoder say what is wrong. Cut short, it is not JSON.
+		body.capFrom(body.n)
+		if _, err := io.Copy(io.Discard, body); err != nil && !errors.Is(err, errHeldTooMuch) {
+			s.bodyReadFailed(w, r, shape, err)
+			return nil, false
+		} else if err != nil {
+			refuseBody(w, r)
+		}
+	}
+	return body.buf.Bytes(), true
+}
+
+// heldMessage says why a write was refused for what came before an
+// entity's URN.
+func heldMessage(shape writeShape) string {
+	return fmt.Sprintf("at most %d bytes of a write's body are read before the entity they belong to is authorized: send each entity's %q before its aspects, as DataHub's SDK does; nothing was written", maxHeldUnauthorized, shape.urnKey())
+}
+
+// bodyReadFailed answers a body that could not be read: 413 past the
+// body's bound, 400 otherwise, as readBody does.
+func (s *Server) bodyReadFailed(w http.ResponseWriter, r *http.Request, shape writeShape, err error) {
+	status, message := http.StatusBadRequest, "request body could not be read"
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		status, message = http.StatusRequestEntityTooLarge, fmt.Sprintf("request body is larger than %d bytes", tooBig.Limit)
+	}
+	refuseBody(w, r)
+	if shape == openAPIWrite {
+		openAPIProblem(w, r, status, message)
+	} else {
+		writeProblem(w, r, status, message)
+	}
+}
+
+// gatedBody keeps what it reads of a request body, and, while limit is not
+// negative, reads nothing past it.
+type gatedBody struct {
+	r     io.Reader
+	buf   bytes.Buffer
+	n     int64 // bytes read
+	limit int64 // -1: none
+	err   error // the body's own error, once it failed
+}
+
+func (b *gatedBody) Read(p []byte) (int, error) {
+	if b.limit >= 0 {
+		left := b.limit - b.n
+		if left <= 0 {
+			return 0, errHeldTooMuch
+		}
+		if int64(len(p)) > left {
+			p = p[:left]
+		}
+	}
+	n, err := b.r.Read(p)
+	b.buf.Write(p[:n])
+	b.n += int64(n)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+// capFrom lets at most maxHeldUnauthorized more bytes be read from
+// position at (what the decoder has consumed) on.
+func (b *gatedBody) capFrom(at int64) { b.limit = at + maxHeldUnauthorized }
+
+// uncap lets the rest of an authorized entity be read.
+func (b *gatedBody) uncap() { b.limit = -1 }
+
+// errNotFollowed is a body the gate cannot follow: its decoder says why.
+var errNotFollowed = errors.New("not a body of the shape")
+
+// refused is an entity the caller may not write (or whose URN is not one).
+type refused struct{ err error }
+
+func (r refused) Error() string { return r.err.Error() }
+
+// gate walks a write's body token by token.
+type gate struct {
+	dec       *json.Decoder
+	body      *gatedBody
+	shape     writeShape
+	authorize func(urn string) error
+}
+
+// skip takes a JSON value without keeping it.
+type skip struct{}
+
+func (*skip) UnmarshalJSON([]byte) error { return nil }
+
+// fault sorts an error of the decoder: the body's own (the client's
+// connection, the body's bound), the gate's bound, or JSON the gate does
+// not follow.
+func (g *gate) fault(err error) error {
+	switch {
+	case g.body.err != nil:
+		return g.body.err
+	case errors.Is(err, errHeldTooMuch):
+		return errHeldTooMuch
+	}
+	return errNotFollowed
+}
+
+func (g *gate) delim(want json.Delim) error {
+	t, err := g.dec.Token()
+	if err != nil {
+		return g.fault(err)
+	}
+	if t != want {
+		return errNotFollowed
+	}
+	return nil
+}
+
+// walk follows the whole body, or returns why it stopped.
+func (g *gate) walk() error {
+	g.body.capFrom(0)
+	var err error
+	switch g.shape {
+	case openAPIWrite:
+		err = g.list()
+	default:
+		err = g.envelope()
+	}
+	if err != nil {
+		return err
+	}
+	g.body.capFrom(g.dec.InputOffset())
+	if _, err := g.dec.Token(); err != io.EOF {
+		if err == nil {
+			return errNotFollowed // something after the body's value
+		}
+		return g.fault(err)
+	}
+	return nil
+}
+
+// envelope follows {"proposal": {...}} or {"proposals": [...]}, whose
+// other keys are skipped.
+func (g *gate) envelope() error {
+	if err := g.delim('{'); err != nil {
+		return err
+	}
+	for g.dec.More() {
+		t, err := g.dec.Token()
+		if err != nil {
+			return g.fault(err)
+		}
+		// encoding/json matches a struct's fields in any case.
+		switch key, _ := t.(string); {
+		case g.shape == restliProposal && strings.EqualFold(key, "proposal"):
+			err = g.entity()
+		case g.shape == restliBatch && strings.EqualFold(key, "proposals"):
+			err = g.list()
+		default:
+			err = g.skipValue()
+		}
+		if err != nil {
+			return err
+		}
+		g.body.capFrom(g.dec.InputOffset())
+	}
+	return g.delim('}')
+}
+
+// list follows a JSON list of entities.
+func (g *gate) list() error {
+	if err := g.delim('['); err != nil {
+		return err
+	}
+	for g.dec.More() {
+		if err := g.entity(); err != nil {
+			return err
+		}
+	}
+	return g.delim(']')
+}
+
+// entity follows one entity (an OpenAPI entity, a Rest.li proposal),
+// authorizing it when its URN is read.
+func (g *gate) entity() error {
+	g.body.capFrom(g.dec.InputOffset())
+	if err := g.delim('{'); err != nil {
+		return err
+	}
+	authorized := false
+	for g.dec.More() {
+		t, err := g.dec.Token()
+		if err != nil {
+			return g.fault(err)
+		}
+		if key, _ := t.(string); !g.isURNKey(key) {
+			if err := g.skipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		var urn string
+		if err := g.dec.Decode(&urn); err != nil {
+			return g.fault(err)
+		}
+		if err := g.authorize(urn); err != nil {
+			return refused{err}
+		}
+		authorized = true
+		g.body.uncap()
+	}
+	if err := g.delim('}'); err != nil {
+		return err
+	}
+	g.body.capFrom(g.dec.InputOffset())
+	if !authorized {
+		return errNotFollowed // no URN: the decoder or the service says so
+	}
+	return nil
+}
+
+// isURNKey says whether key names the entity's URN as the handlers'
+// decoders read it: "urn" exactly in an OpenAPI entity, "entityUrn" in
+// any case in a Rest.li proposal (encoding/json matches a struct's fields
+// so).
+func (g *gate) isURNKey(key string) bool {
+	if g.shape == openAPIWrite {
+		return key == "urn"
+	}
+	return strings.EqualFold(key, "entityUrn")
+}
+
+func (g *gate) skipValue() error {
+	if err := g.dec.Decode(&skip{}); err != nil {
+		return g.fault(err)
+	}
+	return nil
+}

@@ -1,0 +1,158 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/catalogspec/catalogspec/reference"
+)
+
+// walkGate runs the gate over body, letting through the URNs of allowed
+// (all when allowed is nil); it returns the gate's verdict, the URNs it
+// authorized, and what of the body it read.
+func walkGate(shape writeShape, body string, allowed []string) (error, []string, string) {
+	var seen []string
+	b := &gatedBody{r: strings.NewReader(body), limit: -1}
+	g := &gate{dec: json.NewDecoder(b), body: b, shape: shape, authorize: func(urn string) error {
+		seen = append(seen, urn)
+		if allowed != nil && !slices.Contains(allowed, urn) {
+			return reference.ErrUnauthorized
+		}
+		return nil
+	}}
+	err := g.walk()
+	return err, seen, b.buf.String()
+}
+
+// TestWriteGate: each entity of a write is authorized as its URN is read,
+// the first one refused stopping the read; what comes before a URN is
+// read only up to maxHeldUnauthorized; a body the gate cannot follow is
+// left to the decoders.
+func TestWriteGate(t *testing.T) {
+	rest := strings.Repeat(`, {"urn": "c", "status": {"value": {}}}`, 10_000) + "]"
+	body := `[{"urn": "a", "status": {"value": {}}}, {"status": {"value": {}}, "urn": "b"}` + rest
+	err, seen, read := walkGate(openAPIWrite, body, []string{"a"})
+	if !errors.As(err, new(refused)) || !slices.Equal(seen, []string{"a", "b"}) || len(read) > len(body)-len(rest)+64<<10 {
+		t.Errorf("a list whose second entity is not the caller's: %v after %q, having read %d of %d bytes", err, seen, len(read), len(body))
+	}
+	if err, seen, read := walkGate(openAPIWrite, body, nil); err != nil || len(seen) != 10_002 || read != body {
+		t.Errorf("the same list, all the caller's: %v, %d authorized, read whole %v", err, len(seen), read == body)
+	}
+
+	batch := `{"async": "false", "proposals": [{"entityType": "dataset", "EntityURN": "x", "aspect": {"value": "{}"}}, {"entityUrn": "y"}]}`
+	if err, seen, _ := walkGate(restliBatch, batch, nil); err != nil || !slices.Equal(seen, []string{"x", "y"}) {
+		t.Errorf("a Rest.li batch: %v, authorized %q; want x (its key in any case, as encoding/json reads it) and y", err, seen)
+	}
+	single := `{"proposal": {"entityUrn": "x"}, "proposal": {"entityUrn": "y"}}`
+	if err, seen, _ := walkGate(restliProposal, single, []string{"x"}); !errors.As(err, new(refused)) || !slices.Equal(seen, []string{"x", "y"}) {
+		t.Errorf("a proposal given twice: %v, %q; want the second refused too (the decoder keeps the last)", err, seen)
+	}
+
+	big := `[{"datasetProperties": {"value": {"description": "` + strings.Repeat("d", 2*maxHeldUnauthorized) + `"}}, "urn": "a"}]`
+	if err, _, read := walkGate(openAPIWrite, big, nil); !errors.Is(err, errHeldTooMuch) || len(read) > maxHeldUnauthorized+1 {
+		t.Errorf("2 MiB before the urn: %v having read %d bytes; want refused after at most %d", err, len(read), maxHeldUnauthorized)
+	}
+	junk := `{"junk": "` + strings.Repeat("j", 2*maxHeldUnauthorized) + `", "proposals": []}`
+	if err, _, _ := walkGate(restliBatch, junk, nil); !errors.Is(err, errHeldTooMuch) {
+		t.Errorf("2 MiB before any proposal: %v", err)
+	}
+	small := `[{"status": {"value": {}}, "urn": "a"}]`
+	if err, seen, _ := walkGate(openAPIWrite, small, nil); err != nil || !slices.Equal(seen, []string{"a"}) {
+		t.Errorf("a small aspect before the urn: %v, %q", err, seen)
+	}
+
+	for _, c := range []struct {
+		shape writeShape
+		body  string
+	}{
+		{openAPIWrite, `{"urn": "u"}`}, {openAPIWrite, `[{"urn": 7}]`}, {openAPIWrite, `["text"]`},
+		{openAPIWrite, `[{"a": {"value": {}}}]`}, {openAPIWrite, `[{"urn": "u"}] x`}, {openAPIWrite, `[{"urn": "u"`},
+		{restliProposal, `{"proposal": null}`}, {restliBatch, `{"proposals": {}}`},
+		{restliBatch, `{"proposals": [{"aspect": {}}]}`}, {restliProposal, `nope`},
+	} {
+		if err, _, _ := walkGate(c.shape, c.body, nil); !errors.Is(err, errNotFollowed) {
+			t.Errorf("%s: %v; want it left to the decoder", c.body, err)
+		}
+	}
+}
+
+// TestWriteGateReadsNoFurtherOnABodyError: the body's own failure (its
+// bound, a client gone) is reported as it is.
+func TestWriteGateReadsNoFurtherOnABodyError(t *testing.T) {
+	failing := &gatedBody{r: io.MultiReader(strings.NewReader(`[{"urn": "a", "x": "`), errReader{}), limit: -1}
+	g := &gate{dec: json.NewDecoder(failing), body: failing, shape: openAPIWrite, authorize: func(string) error { return nil }}
+	if err := g.walk(); !errors.Is(err, errBroken) {
+		t.Errorf("a body that fails: %v", err)
+	}
+}
+
+var errBroken = errors.New("broken")
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errBroken }
+
+// FuzzWriteGate: whatever the body, the gate lets nothing be written that
+// it did not authorize. A body it follows to the end is one whose every
+// entity the decoders find it authorized; one it cannot follow is refused
+// by the decoders, or names no entity the service would write.
+func FuzzWriteGate(f *testing.F) {
+	for _, s := range []string{
+		`[{"urn": "a", "status": {"value": {}}}]`, `[{"status": {"value": {}}, "urn": "a", "urn": "b"}]`,
+		`{"proposal": {"entityUrn": "a", "aspect": {"value": "{}"}}}`, `{"proposals": [{"ENTITYURN": "a"}, {"entityUrn": null}]}`,
+		`[{"urn": "a"}] [{"urn": "b"}]`, `{"proposal": {"entityUrn": "a"}, "proposal": {"entityUrn": "b"}}`, `[`, ``,
+	} {
+		f.Add(byte(0), []byte(s))
+		f.Add(byte(1), []byte(s))
+		f.Add(byte(2), []byte(s))
+	}
+	f.Fuzz(func(t *testing.T, which byte, body []byte) {
+		shape := writeShape(which % 3)
+		err, seen, read := walkGate(shape, string(body), nil)
+		if errors.As(err, new(refused)) || errors.Is(err, errHeldTooMuch) {
+			return
+		}
+		if err != nil && !errors.Is(err, errNotFollowed) {
+			t.Fatalf("an error of its own: %v", err)
+		}
+		if err == nil && read != string(body) {
+			t.Fatalf("followed to the end, it read %d of %d bytes", len(read), len(body))
+		}
+		var urns []string
+		switch shape {
+		case openAPIWrite:
+			items, derr := decodeOpenAPIItems(body, true)
+			if derr != nil {
+				return
+			}
+			for _, it := range items {
+				urns = append(urns, it.urn)
+			}
+		case restliProposal:
+			p, derr := decodeProposal(body)
+			if derr != nil {
+				return
+			}
+			urns = append(urns, p.EntityURN)
+		case restliBatch:
+			var req struct {
+				Proposals *[]reference.Proposal `json:"proposals"`
+			}
+			if json.Unmarshal(body, &req) != nil || req.Proposals == nil {
+				return
+			}
+			for _, p := range *req.Proposals {
+				urns = append(urns, p.EntityURN)
+			}
+		}
+		for _, u := range urns {
+			if !slices.Contains(seen, u) && (err == nil || u != "") {
+				t.Fatalf("the decoder writes %q, which the gate did not authorize (gate: %v)", u, err)
+			}
+		}
+	})
+}
