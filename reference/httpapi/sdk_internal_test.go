@@ -94,7 +94,7 @@ func TestDecodeOpenAPIItems(t *testing.T) {
 }
 
 // TestBodyLimit: DataHub's 16,000,000 bytes for what ingests, on either
-// tier; a MiB for everything else.
+// tier; a MiB for everything else, a batchGet's list of names included.
 func TestBodyLimit(t *testing.T) {
 	for _, tc := range []struct {
 		method, path string
@@ -105,6 +105,8 @@ func TestBodyLimit(t *testing.T) {
 		{"POST", "/api/gms/aspects", ingestBody},
 		{"POST", "/openapi/v3/entity/dataset", ingestBody},
 		{"POST", "/api/gms/openapi/v3/entity/dataset", ingestBody},
+		{"POST", "/openapi/v3/entity/dataset/batchGet", maxBody},
+		{"POST", "/api/gms/openapi/v3/entity/tag/batchGet", maxBody},
 		{"POST", "/api/graphql", maxBody},
 		{"POST", "/api/gms/api/graphql", maxBody},
 		{"GET", "/aspects/x", maxBody},
