@@ -3,6 +3,8 @@ package reference
 import (
 	"context"
 	"fmt"
+	"runtime"
+	"sync"
 	"sync/atomic"
 )
 
@@ -55,6 +57,38 @@ var ErrBusy = &Error{Code: EUNAVAILABLE, Message: "catalogd is busy: the request
 type MemoryPool struct {
 	capacity int64
 	used     atomic.Int64
+	// holders is how many requests hold memory from the pool, at most
+	// maxHolders.
+	holders    atomic.Int64
+	maxHolders int64
+	// onHolding, when set, is told whether requests hold any of the pool,
+	// each time that changes (settle).
+	mu        sync.Mutex
+	onHolding func(holding bool)
+	holding   bool
+}
+
+// OnHolding has f told, each time it changes, whether any request holds
+// memory from the pool: catalogd collects garbage more eagerly while some
+// do (cmd/catalogd). f runs under a lock, in the request that made the
+// change; it must be quick.
+func (p *MemoryPool) OnHolding(f func(holding bool)) {
+	p.mu.Lock()
+	p.onHolding = f
+	p.mu.Unlock()
+}
+
+// settle tells onHolding of a change of whether the pool is in use.
+func (p *MemoryPool) settle() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.onHolding == nil {
+		return
+	}
+	if holding := p.used.Load() > 0; holding != p.holding {
+		p.holding = holding
+		p.onHolding(holding)
+	}
 }
 
 // NewMemoryPool returns a pool of capacity bytes (DefaultMaxBytesInFlight
@@ -63,7 +97,7 @@ func NewMemoryPool(capacity int64) *MemoryPool {
 	if capacity <= 0 {
 		capacity = DefaultMaxBytesInFlight
 	}
-	return &MemoryPool{capacity: capacity}
+	return &MemoryPool{capacity: capacity, maxHolders: int64(max(4, 2*runtime.GOMAXPROCS(0)))}
 }
 
 // Capacity is the pool's bound in bytes.
@@ -79,12 +113,35 @@ func (p *MemoryPool) take(n int64) bool {
 			return false
 		}
 		if p.used.CompareAndSwap(u, u+n) {
+			if u == 0 {
+				p.settle()
+			}
 			return true
 		}
 	}
 }
 
-func (p *MemoryPool) give(n int64) { p.used.Add(-n) }
+// enter counts one more request holding memory from the pool, unless as
+// many as may already do.
+func (p *MemoryPool) enter() bool {
+	for {
+		h := p.holders.Load()
+		if h >= p.maxHolders {
+			return false
+		}
+		if p.holders.CompareAndSwap(h, h+1) {
+			return true
+		}
+	}
+}
+
+func (p *MemoryPool) leave() { p.holders.Add(-1) }
+
+func (p *MemoryPool) give(n int64) {
+	if p.used.Add(-n) == 0 {
+		p.settle()
+	}
+}
 
 // Memory is one request's account of the bytes it holds. Its methods may
 // be called from several goroutines; a nil *Memory counts nothing.
@@ -120,6 +177,7 @@ func (m *Memory) Close() {
 	}
 	if r := m.reserved.Swap(0); r > 0 {
 		m.pool.give(r)
+		m.pool.leave()
 	}
 }
 
@@ -138,7 +196,14 @@ func (m *Memory) Hold(n int64) error {
 			return nil
 		}
 		chunk := (need + reserveChunk - 1) / reserveChunk * reserveChunk
+		if r == 0 && !m.pool.enter() {
+			m.held.Add(-n)
+			return ErrBusy
+		}
 		if !m.pool.take(chunk) {
+			if r == 0 {
+				m.pool.leave()
+			}
 			m.held.Add(-n)
 			return ErrBusy
 		}
@@ -146,6 +211,9 @@ func (m *Memory) Hold(n int64) error {
 			return nil
 		}
 		m.pool.give(chunk) // another goroutine of the request took some meanwhile
+		if r == 0 {
+			m.pool.leave()
+		}
 	}
 }
 

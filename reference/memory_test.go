@@ -49,6 +49,34 @@ func TestMemoryPool(t *testing.T) {
 	}
 }
 
+// TestMemoryPoolHolders: at most maxHolders requests hold memory from the
+// pool at once (two per core, at least four): the next is refused, and
+// let in once one of them ends; requests within their free bytes are not
+// counted.
+func TestMemoryPoolHolders(t *testing.T) {
+	pool := NewMemoryPool(1 << 30)
+	var holding []*Memory
+	for i := int64(0); i < pool.maxHolders; i++ {
+		m := pool.Open(0)
+		if err := m.Hold(FreeBytes + 1); err != nil {
+			t.Fatalf("holder %d: %v", i+1, err)
+		}
+		holding = append(holding, m)
+	}
+	small := pool.Open(0)
+	if err := small.Hold(FreeBytes); err != nil {
+		t.Errorf("a request within its free bytes: %v", err)
+	}
+	next := pool.Open(0)
+	if err := next.Hold(FreeBytes + 1); !errors.Is(err, ErrBusy) {
+		t.Fatalf("holder %d: %v; want ErrBusy", pool.maxHolders+1, err)
+	}
+	holding[0].Close()
+	if err := next.Hold(FreeBytes + 1); err != nil {
+		t.Fatalf("once one ended: %v", err)
+	}
+}
+
 // TestMemoryPoolConcurrent: requests holding and letting go at once never
 // take the pool past its capacity, and give back all they took.
 func TestMemoryPoolConcurrent(t *testing.T) {

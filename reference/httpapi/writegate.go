@@ -53,19 +53,39 @@ func (s writeShape) urnKey() string {
 // before its URN (DataHub's SDK sends none: the URN comes first).
 const maxHeldUnauthorized = 1 << 20
 
-// writeHoldFactor is what a write holds while it is decoded, checked and
-// written, as a multiple of its body's size (BENCHMARKS.md: a 16 MB body
-// of tiny aspects peaks at about this multiple).
-const writeHoldFactor = 4
+// What a write holds while it is decoded, checked and written, for the
+// bound on bytes in flight: writeHoldFactor times its body, and
+// writeAspectHold for each aspect (measured: a 15 MB body of 9,500 aspects
+// holds some 75 MB live at its peak, one of 10,000 tiny ones some 40 MB;
+// BENCHMARKS.md).
+const (
+	writeHoldFactor = 4
+	writeAspectHold = 2 << 10
+)
 
-var errHeldTooMuch = errors.New("held too much before authorization")
+// maxWriteAspects bounds the aspects of one write: what a write holds
+// grows with them (a 16 MB body of 160,000 tiny aspects held 577 MB), and
+// DataHub's SDK sends at most 200 at a time
+// (DATAHUB_REST_EMITTER_BATCH_MAX_PAYLOAD_LENGTH).
+const maxWriteAspects = 10_000
+
+var (
+	errHeldTooMuch = errors.New("held too much before authorization")
+	errTooMany     = errors.New("too many aspects")
+)
 
 // readWrite returns the body of an entity write of the given shape to the
 // entity type entityType ("" when the URL names none), read through the
 // gate, or answers itself and returns false.
 func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, shape writeShape, entityType string) ([]byte, bool) {
 	fail := func(err error) {
-		refuseBody(w, r)
+		if errors.Is(err, reference.ErrBusy) && r.Header.Get("Expect") == "" {
+			// A client that is to try again reads the 503 only once it
+			// has sent its body: take it, keeping none of it.
+			_, _ = io.Copy(io.Discard, r.Body)
+		} else {
+			refuseBody(w, r)
+		}
 		if shape == openAPIWrite {
 			s.writeOpenAPIError(w, r, err)
 		} else {
@@ -82,31 +102,38 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, shape writeSh
 	if size < 0 || size > ingestBody {
 		size = ingestBody
 	}
-	if err := reference.MemoryFromContext(ctx).Hold(size * writeHoldFactor); err != nil {
+	memory := reference.MemoryFromContext(ctx)
+	if err := memory.Hold(size * writeHoldFactor); err != nil {
 		fail(err)
 		return nil, false
 	}
-	if every {
-		// The URL and the caller say enough: every entity the body may
-		// name is theirs to write.
-		return readBody(w, r)
-	}
-	body := &gatedBody{r: r.Body, limit: -1}
-	body.buf.Grow(int(min(size, ingestBody)))
-	g := &gate{dec: json.NewDecoder(body), body: body, shape: shape,
-		authorize: func(urn string) error { return s.svc.AuthorizeWrite(ctx, urn) }}
+	// The URL and the caller may say enough (every): every entity the
+	// body can name is theirs to write, and the gate only counts them.
+	body := &gatedBody{r: r.Body, limit: -1, trusted: every}
+	body.buf.Grow(int(size))
+	g := &gate{dec: json.NewDecoder(body), body: body, shape: shape, memory: memory,
+		authorize: func(urn string) error {
+			if every {
+				return nil
+			}
+			return s.svc.AuthorizeWrite(ctx, urn)
+		}}
 	err = g.walk()
 	var refusal refused
 	switch {
 	case errors.As(err, &refusal):
 		fail(refusal.err)
 		return nil, false
-	case errors.Is(err, errHeldTooMuch):
+	case errors.Is(err, errHeldTooMuch), errors.Is(err, errTooMany):
+		message := heldMessage(shape)
+		if errors.Is(err, errTooMany) {
+			message = fmt.Sprintf("a write holds at most %d aspects (DataHub's SDK sends 200 at a time): send them in smaller batches; nothing was written", maxWriteAspects)
+		}
 		refuseBody(w, r)
 		if shape == openAPIWrite {
-			openAPIProblem(w, r, http.StatusRequestEntityTooLarge, heldMessage(shape))
+			openAPIProblem(w, r, http.StatusRequestEntityTooLarge, message)
 		} else {
-			writeProblem(w, r, http.StatusRequestEntityTooLarge, heldMessage(shape))
+			writeProblem(w, r, http.StatusRequestEntityTooLarge, message)
 		}
 		return nil, false
 	case err != nil && !errors.Is(err, errNotFollowed):
@@ -151,11 +178,12 @@ func (s *Server) bodyReadFailed(w http.ResponseWriter, r *http.Request, shape wr
 // gatedBody keeps what it reads of a request body, and, while limit is not
 // negative, reads nothing past it.
 type gatedBody struct {
-	r     io.Reader
-	buf   bytes.Buffer
-	n     int64 // bytes read
-	limit int64 // -1: none
-	err   error // the body's own error, once it failed
+	r       io.Reader
+	buf     bytes.Buffer
+	n       int64 // bytes read
+	limit   int64 // -1: none
+	err     error // the body's own error, once it failed
+	trusted bool  // every entity is the caller's: no limit
 }
 
 func (b *gatedBody) Read(p []byte) (int, error) {
@@ -179,7 +207,11 @@ func (b *gatedBody) Read(p []byte) (int, error) {
 
 // capFrom lets at most maxHeldUnauthorized more bytes be read from
 // position at (what the decoder has consumed) on.
-func (b *gatedBody) capFrom(at int64) { b.limit = at + maxHeldUnauthorized }
+func (b *gatedBody) capFrom(at int64) {
+	if !b.trusted {
+		b.limit = at + maxHeldUnauthorized
+	}
+}
 
 // uncap lets the rest of an authorized entity be read.
 func (b *gatedBody) uncap() { b.limit = -1 }
@@ -198,6 +230,22 @@ type gate struct {
 	body      *gatedBody
 	shape     writeShape
 	authorize func(urn string) error
+	memory    *reference.Memory // what the request holds
+	aspects   int               // counted so far
+}
+
+// aspect counts one more aspect of the write, against maxWriteAspects and
+// what the request may hold.
+func (g *gate) aspect() error {
+	if g.aspects++; g.aspects > maxWriteAspects {
+		return errTooMany
+	}
+	if g.aspects%256 == 0 {
+		if err := g.memory.Hold(256 * writeAspectHold); err != nil {
+			return refused{err}
+		}
+	}
+	return nil
 }
 
 // skip takes a JSON value without keeping it.
@@ -300,6 +348,11 @@ func (g *gate) entity() error {
 	if err := g.delim('{'); err != nil {
 		return err
 	}
+	if g.shape != openAPIWrite {
+		if err := g.aspect(); err != nil { // a proposal is one aspect
+			return err
+		}
+	}
 	authorized := false
 	for g.dec.More() {
 		t, err := g.dec.Token()
@@ -307,6 +360,11 @@ func (g *gate) entity() error {
 			return g.fault(err)
 		}
 		if key, _ := t.(string); !g.isURNKey(key) {
+			if g.shape == openAPIWrite {
+				if err := g.aspect(); err != nil {
+					return err
+				}
+			}
 			if err := g.skipValue(); err != nil {
 				return err
 			}

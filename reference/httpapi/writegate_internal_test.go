@@ -30,17 +30,30 @@ func walkGate(shape writeShape, body string, allowed []string) (error, []string,
 
 // TestWriteGate: each entity of a write is authorized as its URN is read,
 // the first one refused stopping the read; what comes before a URN is
-// read only up to maxHeldUnauthorized; a body the gate cannot follow is
-// left to the decoders.
+// read only up to maxHeldUnauthorized; a write holds at most
+// maxWriteAspects aspects; a body the gate cannot follow is left to the
+// decoders.
 func TestWriteGate(t *testing.T) {
-	rest := strings.Repeat(`, {"urn": "c", "status": {"value": {}}}`, 10_000) + "]"
+	rest := strings.Repeat(`, {"urn": "c", "status": {"value": {}}}`, 5_000) + "]"
 	body := `[{"urn": "a", "status": {"value": {}}}, {"status": {"value": {}}, "urn": "b"}` + rest
 	err, seen, read := walkGate(openAPIWrite, body, []string{"a"})
 	if !errors.As(err, new(refused)) || !slices.Equal(seen, []string{"a", "b"}) || len(read) > len(body)-len(rest)+64<<10 {
 		t.Errorf("a list whose second entity is not the caller's: %v after %q, having read %d of %d bytes", err, seen, len(read), len(body))
 	}
-	if err, seen, read := walkGate(openAPIWrite, body, nil); err != nil || len(seen) != 10_002 || read != body {
+	if err, seen, read := walkGate(openAPIWrite, body, nil); err != nil || len(seen) != 5_002 || read != body {
 		t.Errorf("the same list, all the caller's: %v, %d authorized, read whole %v", err, len(seen), read == body)
+	}
+
+	many := `[{"urn": "a", "status": {"value": {}}` + strings.Repeat(`, "s": {}`, maxWriteAspects-1) + `}]`
+	if err, _, _ := walkGate(openAPIWrite, many, nil); err != nil {
+		t.Errorf("%d aspects: %v", maxWriteAspects, err)
+	}
+	if err, _, _ := walkGate(openAPIWrite, many[:len(many)-2]+`, "t": {}}]`, nil); !errors.Is(err, errTooMany) {
+		t.Errorf("%d aspects: %v; want refused", maxWriteAspects+1, err)
+	}
+	proposals := `{"proposals": [{"entityUrn": "a"}` + strings.Repeat(`, {"entityUrn": "a"}`, maxWriteAspects) + `]}`
+	if err, _, _ := walkGate(restliBatch, proposals, nil); !errors.Is(err, errTooMany) {
+		t.Errorf("%d proposals: %v; want refused", maxWriteAspects+1, err)
 	}
 
 	batch := `{"async": "false", "proposals": [{"entityType": "dataset", "EntityURN": "x", "aspect": {"value": "{}"}}, {"entityUrn": "y"}]}`
