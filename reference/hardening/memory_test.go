@@ -519,3 +519,63 @@ func TestTwentyOfEachAtOnce(t *testing.T) {
 		t.Errorf("resident memory peaked at %d MB; want under %d MB", peak>>10, maxPeakRSSAtOnce>>10)
 	}
 }
+
+// TestLargestWrites: the largest writes a client may send are written
+// with catalogd's memory under maxPeakRSS (a body of many aspects of a
+// kilobyte and a half, and one of a single 15 MB aspect); a write of more
+// aspects than one write may hold is refused (413) and nothing of it
+// written. Before, a 16 MB body of 160,000 tiny aspects was taken and
+// peaked at 577 MB, and the 15 MB one at 268 to 307 MB.
+func TestLargestWrites(t *testing.T) {
+	db, _ := database(t, false)
+	var mid bytes.Buffer
+	mid.WriteString("[")
+	for i := 0; i < 9500; i++ {
+		if i > 0 {
+			mid.WriteString(", ")
+		}
+		fmt.Fprintf(&mid, `{"urn": %q, "datasetProperties": {"value": {"description": %q}}}`, dataset(fmt.Sprintf("mem-mid%d", i)), strings.Repeat("p", 1500))
+	}
+	mid.WriteString("]")
+	value, _ := json.Marshal(map[string]any{"description": strings.Repeat("l", 15_000_000)})
+	large, _ := json.Marshal(map[string]any{"proposals": []any{map[string]any{
+		"entityUrn": dataset("mem-15mb"), "entityType": "dataset", "changeType": "UPSERT", "aspectName": "datasetProperties",
+		"aspect": map[string]any{"value": string(value), "contentType": "application/json"},
+	}}})
+	for _, w := range []struct {
+		name, path string
+		body       []byte
+		written    string // a dataset the write wrote
+	}{
+		{"9,500 aspects of 1.5 KB (15.3 MB) through OpenAPI v3", "/openapi/v3/entity/dataset", mid.Bytes(), dataset("mem-mid9499")},
+		{"one aspect of 15 MB through Rest.li", "/aspects?action=ingestProposalBatch", large, dataset("mem-15mb")},
+	} {
+		t.Run(w.name, func(t *testing.T) {
+			in := start(t, db)
+			in.graphql(t, in.admin, "{ me { corpUser { urn } } }", nil)
+			in.resetPeak(t)
+			resp := in.do(t, "POST", in.gms+w.path, in.admin, "application/json", w.body)
+			peak := in.memory(t, "VmHWM")
+			t.Logf("HTTP %d; resident memory at the peak %d MB", resp.status, peak>>10)
+			if resp.status != 200 || !in.hasAspect(t, w.written, "datasetProperties") {
+				t.Errorf("HTTP %d %.300s; want it written", resp.status, resp.body)
+			}
+			if peak > maxPeakRSS {
+				t.Errorf("resident memory peaked at %d MB; want under %d MB", peak>>10, maxPeakRSS>>10)
+			}
+		})
+	}
+	t.Run("more aspects than one write may hold", func(t *testing.T) {
+		in := start(t, db)
+		body := tinyAspects(dataset("mem-many"), 1_300_000) // some 13,000
+		resp := in.do(t, "POST", in.gms+"/openapi/v3/entity/dataset", in.admin, "application/json", body)
+		refusedWith(t, "13,000 aspects", resp, 413, "at most 10000 aspects")
+		if in.hasAspect(t, dataset("mem-many"), "status") {
+			t.Error("the refused write wrote an aspect")
+		}
+		body = tinyAspects(dataset("mem-many"), 900_000) // some 9,000
+		if resp := in.do(t, "POST", in.gms+"/openapi/v3/entity/dataset", in.admin, "application/json", body); resp.status != 200 || !in.hasAspect(t, dataset("mem-many"), "status") {
+			t.Errorf("9,000 aspects: HTTP %d %.200s; want them written", resp.status, resp.body)
+		}
+	})
+}
