@@ -102,6 +102,11 @@ func (s *SearchLag) Version(entityType string) (uint64, bool) {
 func (s *SearchLag) DeleteEntity(ctx context.Context, urn URN) (bool, error) {
 	key, indexed := searchKeys[urn.EntityType]
 	if !indexed {
+		// Every entity is in the index the search by filter reads
+		// (searchlag_search.go).
+		key, indexed = KeyAspectOf(urn.EntityType)
+	}
+	if !indexed {
 		return s.Store.DeleteEntity(ctx, urn)
 	}
 	aspects, err := s.Store.Aspects(ctx, urn)
@@ -153,7 +158,7 @@ func (s *SearchLag) ListAspects(ctx context.Context, f Filter) ([]Aspect, int, e
 	}
 	now := s.now()
 	cut := now.Add(-s.lag) // what was made by then is indexed
-	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where, Not: f.Not, Contains: f.Contains})
+	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where, Not: f.Not, Contains: f.Contains, Criteria: f.Criteria})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -269,6 +274,15 @@ func matches(value json.RawMessage, f Filter) bool {
 	}
 	for field, part := range f.Contains {
 		if t, ok := text(field); !ok || !strings.Contains(strings.ToLower(t), strings.ToLower(part)) {
+			return false
+		}
+	}
+	for _, c := range f.Criteria {
+		var values []string
+		if t, ok := text(c.Field); ok {
+			values = []string{t}
+		}
+		if !c.Matches(values) {
 			return false
 		}
 	}
