@@ -159,6 +159,7 @@ func adminTagsDataset(ctx context.Context, how string) error {
 	w := theWorld(ctx)
 	d := w.newDataset()
 	w.dataset = d
+	w.forgetLater(d)
 	w.tags = []string{w.tagURN()}
 	if how == "two tags" {
 		w.tags = append(w.tags, w.tagURN())
@@ -301,6 +302,7 @@ func adminMakesOwners(ctx context.Context, tech, business string) error {
 	w := theWorld(ctx)
 	d := w.newDataset()
 	w.dataset = d
+	w.forgetLater(d)
 	w.owners = map[string]string{w.person(tech).urn: technicalOwner, w.person(business).urn: businessOwner}
 	return w.mustIngest(w.admin(), "dataset", d.urn, "ownership", ownershipOf(w.owners))
 }
@@ -366,6 +368,7 @@ func adminWritesCustomProperties(ctx context.Context) error {
 	w := theWorld(ctx)
 	d := w.newDataset()
 	w.dataset = d
+	w.forgetLater(d)
 	w.props = [][2]string{{"first", w.unique("value")}, {"second", w.unique("value")}}
 	return w.mustIngest(w.admin(), "dataset", d.urn, "datasetProperties", datasetProperties{Description: d.description,
 		CustomProperties: map[string]string{w.props[0][0]: w.props[0][1], w.props[1][0]: w.props[1][1]}})
@@ -431,6 +434,7 @@ func adminGivesTermOrUpstream(ctx context.Context, what string) error {
 	w := theWorld(ctx)
 	d := w.newDataset()
 	w.dataset = d
+	w.forgetLater(d)
 	if what == "a glossary term" {
 		w.terms = []string{"urn:li:glossaryTerm:" + w.unique("term")}
 		return w.mustIngest(w.admin(), "dataset", d.urn, "glossaryTerms", map[string]any{
