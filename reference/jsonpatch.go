@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -418,9 +419,8 @@ func addAt(doc any, path []string, v any) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		grown := make([]any, 0, len(p)+1)
-		grown = append(append(append(grown, p[:i]...), v), p[i:]...)
-		return replaceAt(doc, path[:len(path)-1], grown)
+		// In place: the document is the patch's own copy.
+		return replaceAt(doc, path[:len(path)-1], slices.Insert(p, i, v))
 	}
 	return nil, errors.New("the parent of the path is neither an object nor a list")
 }
@@ -449,8 +449,7 @@ func removeAt(doc any, path []string) (any, any, error) {
 			return nil, nil, err
 		}
 		v := p[i]
-		shrunk := append(append(make([]any, 0, len(p)-1), p[:i]...), p[i+1:]...)
-		doc, err := replaceAt(doc, path[:len(path)-1], shrunk)
+		doc, err := replaceAt(doc, path[:len(path)-1], slices.Delete(p, i, i+1))
 		return doc, v, err
 	}
 	return nil, nil, errors.New("the parent of the path is neither an object nor a list")

@@ -129,6 +129,11 @@ var patchTemplates = map[string]patchTemplate{
 // unitSeparator joins the parts of a nested key field (ArrayMergingTemplate).
 const unitSeparator = "\u241f"
 
+// MaxPatchOps bounds the operations of one patch: each may copy a list
+// it grows, so their number bounds the work a patch can ask for. No patch
+// builder of DataHub's SDK comes near it.
+const MaxPatchOps = 10_000
+
 // Patch is a decoded patch: its operations and, for DataHub's generic
 // patch, the arrays it keys by the given fields.
 type Patch struct {
@@ -173,6 +178,9 @@ func DecodePatch(value []byte) (*Patch, error) {
 		force, _ := o.vals["forceGenericPatch"].(bool)
 		p.Generic = force || len(p.ArrayPrimaryKeys) > 0
 		v = list
+	}
+	if list, ok := v.([]any); ok && len(list) > MaxPatchOps {
+		return nil, Errorf(EBADREQUEST, "Invalid JSON Patch: %d operations; one patch holds at most %d", len(list), MaxPatchOps)
 	}
 	ops, err := decodePatchOps(v)
 	if err != nil {

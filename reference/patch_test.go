@@ -3,6 +3,7 @@ package reference
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -134,5 +135,71 @@ func TestApplyPatchRefuses(t *testing.T) {
 				t.Errorf("got %v, want BAD_REQUEST", err)
 			}
 		})
+	}
+}
+
+// FuzzPatch: a patch as a client sends it, over any aspect stored (or
+// none), never panics, and either applies, leaving a JSON object, or is
+// refused as a bad request.
+func FuzzPatch(f *testing.F) {
+	for _, c := range [][3]string{
+		{"globalTags", `{"tags":[{"tag":"urn:li:tag:a"}]}`, `[{"op":"add","path":"/tags/urn:li:tag:b","value":{"tag":"urn:li:tag:b"}}]`},
+		{"ownership", ``, `[{"op":"remove","path":"/owners/urn:li:corpuser:a"}]`},
+		{"status", `{"removed":false,"l":[1,2]}`, `[{"op":"move","from":"/l/0","path":"/l/-"},{"op":"test","path":"/removed","value":false}]`},
+		{"institutionalMemory", `{"elements":[]}`, `{"arrayPrimaryKeys":{"elements":["url"]},"patch":[{"op":"copy","from":"/elements","path":"/x"}]}`},
+		{"editableSchemaMetadata", ``, `[{"op":"add","path":"/editableSchemaFieldInfo/id/globalTags/tags/t","value":{"tag":"t"}}]`},
+		{"datasetProperties", `{"tags":"not a list"}`, `[{"op":"replace","path":"","value":[]}]`},
+	} {
+		f.Add(c[0], c[1], c[2])
+	}
+	f.Fuzz(func(t *testing.T, aspect, current, patch string) {
+		p, err := DecodePatch([]byte(patch))
+		if err != nil {
+			if ErrorCodeOf(err) != EBADREQUEST {
+				t.Fatalf("DecodePatch(%q): %v is not a bad request", patch, err)
+			}
+			return
+		}
+		var stored json.RawMessage
+		if current != "" {
+			var v map[string]any
+			if json.Unmarshal([]byte(current), &v) != nil || v == nil {
+				return // the store holds only JSON objects
+			}
+			stored = json.RawMessage(current)
+		}
+		out, err := ApplyPatch(aspect, stored, p, time.UnixMilli(0), "urn:li:corpuser:a")
+		if err != nil {
+			if ErrorCodeOf(err) != EBADREQUEST {
+				t.Fatalf("ApplyPatch(%s, %q, %q): %v is not a bad request", aspect, current, patch, err)
+			}
+			return
+		}
+		var v map[string]any
+		if err := json.Unmarshal(out, &v); err != nil || v == nil {
+			t.Fatalf("ApplyPatch(%s, %q, %q) = %q, not a JSON object", aspect, current, patch, out)
+		}
+	})
+}
+
+// TestPatchOperationsAreBounded: a patch of more operations than
+// MaxPatchOps is refused before any applies.
+func TestPatchOperationsAreBounded(t *testing.T) {
+	op := `{"op":"add","path":"/l/0","value":1}`
+	many := "[" + strings.Repeat(op+",", MaxPatchOps) + op + "]"
+	if _, err := DecodePatch([]byte(many)); ErrorCodeOf(err) != EBADREQUEST {
+		t.Errorf("%d operations: %v, want BAD_REQUEST", MaxPatchOps+1, err)
+	}
+	enough := "[" + strings.Repeat(op+",", MaxPatchOps-1) + op + "]"
+	p, err := DecodePatch([]byte(enough))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := ApplyPatch("status", json.RawMessage(`{"l":[]}`), p, time.Now(), "urn:li:corpuser:a"); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("%d insertions at the head of a list took %s", MaxPatchOps, d)
 	}
 }
