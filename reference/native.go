@@ -330,10 +330,12 @@ func (s *Service) ListUsers(ctx context.Context, start, count int, query string)
 
 // RemoveUser removes the user at rawURN, every aspect of them (their
 // password included), as DataHub's removeUser: the caller needs
-// MANAGE_USERS_AND_GROUPS. From then on the user's tokens and sessions are
-// refused (Authenticate finds no user), and they cannot sign in. The root
-// user cannot be removed; a user who does not exist is NOT_FOUND (DataHub
-// answers true).
+// MANAGE_USERS_AND_GROUPS. Unlike DataHub's, the removal is final
+// (removal.go): with the user go, at once and on every replica, the tokens
+// that act as them, their sessions, the invite tokens they made and their
+// name in every policy, so that whoever has the name later gets nothing of
+// theirs. The root and the system user cannot be removed; a user who does
+// not exist is NOT_FOUND (DataHub answers true).
 func (s *Service) RemoveUser(ctx context.Context, rawURN string) error {
 	urn, err := ParseURN(rawURN)
 	if err != nil {
@@ -345,10 +347,10 @@ func (s *Service) RemoveUser(ctx context.Context, rawURN string) error {
 	if urn.EntityType != EntityCorpUser {
 		return Errorf(EBADREQUEST, "%s is not a corpuser urn", urn)
 	}
-	if urn == RootUser {
-		return Errorf(EBADREQUEST, "the root user %s cannot be removed", urn)
+	if urn == RootUser || urn == SystemUser {
+		return Errorf(EBADREQUEST, "%s cannot be removed: it is the service's root or system user", urn)
 	}
-	gone, err := s.store.DeleteEntity(ctx, urn)
+	gone, err := s.store.RemoveUser(ctx, urn)
 	if err != nil {
 		return err
 	}
