@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/reference/skeleton"
 )
 
 // Native users, as DataHub has them (NativeUserService, InviteTokenService):
@@ -81,6 +83,9 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (URN, error) {
 	if urn == RootUser || urn == SystemUser {
 		return URN{}, errUserExists
 	}
+	if err := s.refuseLookalike(ctx, urn); err != nil {
+		return URN{}, err
+	}
 	hash, err := s.hashPassword(in.Password)
 	if err != nil {
 		return URN{}, fmt.Errorf("hash password: %w", err)
@@ -111,6 +116,42 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (URN, error) {
 		return URN{}, err
 	}
 	return urn, nil
+}
+
+// refuseLookalike refuses a sign-up under a name that reads as an existing
+// user's (or the root or system user's) without being it: the same
+// skeleton, by Unicode's confusables (UTS #39), as written or with case
+// folded, so that "Datahub", "data\u200bhub" or "d\u0430tahub" is not
+// taken for the root user. The name itself, when taken, is the conflict
+// SignUp reports. (Two sign-ups of look-alike names at the same moment are
+// not held apart: a sign-up needs an invitation, and each stays its own
+// user, visibly.)
+func (s *Service) refuseLookalike(ctx context.Context, urn URN) error {
+	want := skeleton.Keys(urn.ID)
+	reads := func(name string) bool {
+		if name == urn.ID {
+			return false
+		}
+		have := skeleton.Keys(name)
+		return have[0] == want[0] || have[1] == want[1]
+	}
+	lookalike := reads(RootUser.ID) || reads(SystemUser.ID)
+	if !lookalike {
+		users, _, err := s.store.ListAspects(ctx, Filter{EntityType: EntityCorpUser, Aspect: AspectCorpUserKey})
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			if reads(u.URN.ID) {
+				lookalike = true
+				break
+			}
+		}
+	}
+	if lookalike {
+		return Errorf(EBADREQUEST, "The username %s reads as the name of an existing user (the same letters in another case, or with invisible or look-alike characters): choose another.", Excerpt(urn.ID))
+	}
+	return nil
 }
 
 // inviteTokenAspect is an invite token as the store keeps it: sealed (it is
