@@ -38,8 +38,8 @@ func (s *Service) HardDelete(ctx context.Context, rawURN string, aspect *string,
 		return nil, Errorf(EUNAUTHORIZED, "User is unauthorized to delete entity: %s", Truncate(urn.String(), 200))
 	}
 	switch {
-	case urn == RootUser:
-		return nil, Errorf(EBADREQUEST, "the root user %s cannot be deleted", urn)
+	case urn == RootUser, urn == SystemUser:
+		return nil, Errorf(EBADREQUEST, "%s cannot be deleted: it is the service's root or system user", urn)
 	case urn.EntityType == EntityPolicy, urn.EntityType == EntityAccessToken:
 		return nil, Errorf(EBADREQUEST, "a %s is not deleted here: %s", urn.EntityType, deletedBy(urn.EntityType))
 	}
@@ -81,6 +81,14 @@ func (s *Service) HardDelete(ctx context.Context, rawURN string, aspect *string,
 		}
 	}
 	if len(stored) == 0 {
+		return out, nil
+	}
+	if urn.EntityType == EntityCorpUser {
+		// A user's removal is final, however it is asked for (removal.go):
+		// their tokens, sessions, invite tokens and policy names go too.
+		if _, err := s.store.RemoveUser(ctx, urn); err != nil {
+			return nil, err
+		}
 		return out, nil
 	}
 	if _, err := s.store.DeleteEntity(ctx, urn); err != nil {

@@ -103,6 +103,13 @@ func (s *Service) ingestWithPatches(ctx context.Context, ps []Proposal) error {
 			return Errorf(EUNAUTHORIZED, "Unauthorized to write %s: EDIT_ENTITY on it is needed, and nothing of the batch was written", urn)
 		}
 	}
+	checked := make([]checkedProposal, len(items))
+	for i, it := range items {
+		checked[i] = it.checked
+	}
+	if err := s.judgeUserStatusWrites(ctx, caller, checked); err != nil {
+		return err
+	}
 	now := s.cfg.Now()
 	by := caller.URN.String()
 	return s.store.UpdateAspects(ctx, keys, func(current []Aspect) (Change, error) {

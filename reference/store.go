@@ -86,4 +86,6 @@ type Store interface {
 	SearchEntities(ctx context.Context, q SearchQuery) (SearchPage, error)
 	// SessionStore keeps browser sessions (session.go).
 	SessionStore
+	// UserStore keeps what is bound to a user's existence (removal.go).
+	UserStore
 }
