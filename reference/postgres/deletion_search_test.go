@@ -456,3 +456,27 @@ func TestSearchAndReferencesLag(t *testing.T) {
 		t.Errorf("the lag after its deletion: found %d, want 0", n)
 	}
 }
+
+// TestPatchOfAUsersStatusIsJudgedAsItsUpsert: suspending a user by a
+// patch needs MANAGE_USERS_AND_GROUPS besides EDIT_ENTITY, as an upsert of
+// the status does; the root's status takes no patch at all.
+func TestPatchOfAUsersStatusIsJudgedAsItsUpsert(t *testing.T) {
+	f := newFixture(t)
+	u, victim := f.user(t), f.user(t)
+	f.ingest(t, victim, reference.AspectCorpUserStatus, `{"status":"ACTIVE"}`)
+	f.grantOn(t, u, victim, reference.PrivEditEntity)
+	suspend := patchProposal(victim, reference.AspectCorpUserStatus, `[{"op":"replace","path":"/status","value":"SUSPENDED"}]`)
+	if err := f.svc.IngestProposals(as(u), []reference.Proposal{suspend}); reference.ErrorCodeOf(err) != reference.EUNAUTHORIZED {
+		t.Errorf("a patch of a status with EDIT_ENTITY alone: %v, want UNAUTHORIZED", err)
+	}
+	if a, err := f.svc.ReadAspect(root, victim.String(), reference.AspectCorpUserStatus, 0); err != nil || !strings.Contains(string(a.Value), "ACTIVE") {
+		t.Errorf("the status after a refused patch: %v, %v", a, err)
+	}
+	rootStatus := patchProposal(reference.RootUser, reference.AspectCorpUserStatus, `[{"op":"add","path":"/status","value":"SUSPENDED"}]`)
+	if _, err := f.svc.IngestProposal(root, rootStatus); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+		t.Errorf("a patch of the root's status: %v, want BAD_REQUEST", err)
+	}
+	if err := f.svc.IngestProposals(root, []reference.Proposal{suspend}); err != nil {
+		t.Errorf("the root suspending by a patch: %v", err)
+	}
+}
