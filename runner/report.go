@@ -19,6 +19,9 @@ import (
 type htmlReport struct {
 	Version, SpecVersion, Target, FailOn, Finished, Took string
 	Verdict                                              string // in one sentence (runReport.verdict)
+	Outcome                                              string // in a word (runReport.outcome)
+	CutShort                                             string // interrupted, stopped at the first failure, or ""
+	NotRun                                               int
 	Conformant                                           bool
 	Total                                                int
 	Statuses                                             []string
@@ -39,9 +42,9 @@ func (rep *runReport) writeHTML(path string, tgt *Target, failOn string, elapsed
 	h := htmlReport{
 		Version: Version, SpecVersion: catalogspec.SpecVersion, Target: tgt.describe(), FailOn: failOn,
 		Finished: time.Now().UTC().Format("2006-01-02 15:04:05 UTC"), Took: elapsed.Round(time.Millisecond).String(),
-		Conformant: rep.counts[StatusFailed] == 0 && len(rep.stale) == 0,
-		Verdict:    rep.verdict(failOn),
-		Total:      len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
+		Conformant: rep.conformant(),
+		Verdict:    rep.verdict(failOn), Outcome: rep.outcome(), CutShort: rep.cutShort(), NotRun: rep.counts[StatusNotRun],
+		Total: len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
 	}
 	// Columns for the statuses that occur, and always passed and failed.
 	for _, st := range statusOrder {
@@ -96,14 +99,14 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>catalogspec report: {{if .Conformant}}conformant{{else}}not conformant{{end}}</title>
+<title>catalogspec report: {{.Outcome}}</title>
 <style>
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
 main{max-width:1100px;margin:0 auto;padding:24px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px}
 .meta{color:#57606a;font-size:13px}
 .verdict{display:inline-block;padding:6px 12px;border-radius:6px;font-weight:600;margin:12px 0}
-.ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}
+.ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}.interrupted{background:#fff8c5;color:#6e4c00;border:1px solid #d4a72c}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:14px}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f4} td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -119,7 +122,8 @@ pre{background:#0d1117;color:#e6edf3;padding:10px;border-radius:6px;overflow-x:a
 <h1>catalogspec conformance report</h1>
 <div class="meta">suite {{.Version}}, spec {{.SpecVersion}} &middot; {{.Finished}} &middot; took {{.Took}}</div>
 <div class="meta">target: {{.Target}}</div>
-<div class="verdict {{if .Conformant}}ok{{else}}bad{{end}}">{{.Verdict}}</div>
+<div class="verdict {{if eq .CutShort "interrupted"}}interrupted{{else if .Conformant}}ok{{else}}bad{{end}}">{{.Verdict}}</div>
+{{if .CutShort}}<p class="cut">This run was {{.CutShort}}: {{.NotRun}} of the {{.Total}} selected scenarios did not run, so it says nothing of them. Run it again to the end to judge the target.</p>{{end}}
 <p>{{.Total}} scenarios:{{range $i, $s := .Statuses}}{{with index $.Counts $s}} <span class="s-{{$s}}">{{.}} {{$s}}</span>{{end}}{{end}}.
 {{if .Stale}}<br><span class="s-failed">Stale baseline entries (these pass now): {{range .Stale}}{{.}} {{end}}</span>{{end}}</p>
 

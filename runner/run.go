@@ -255,7 +255,11 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		return stop(fmt.Errorf("reports: %w", err))
 	}
 
-	res := s.Results.finish(selected, interrupted.Load(), cfg.FailFast)
+	end := runEnd{FailFast: cfg.FailFast}
+	if sig := interrupted.Load(); sig != nil {
+		end.Signal = *sig
+	}
+	res := s.Results.finish(selected, end)
 	code := ExitConformant
 	if res.judge(base) {
 		code = ExitFailed
@@ -263,7 +267,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	if !writeReports(out, cfg, res, s, elapsed) {
 		return ExitConfig
 	}
-	if interrupted.Load() {
+	if end.Signal != "" {
 		return ExitConfig // not everything was judged
 	}
 	return code
@@ -319,18 +323,22 @@ func clearReports(dir string) (string, error) {
 
 // onInterrupt returns a context that a first Ctrl-C (or SIGTERM) ends: no
 // scenario starts after it and the running ones finish, so that the
-// reports are written whole; a second one kills. interrupted says whether
-// it came.
-func onInterrupt(ctx context.Context, out io.Writer) (runCtx context.Context, interrupted *atomic.Bool, cancel context.CancelFunc) {
+// reports are written whole; a second one kills. interrupted holds the
+// name of the signal once one came.
+func onInterrupt(ctx context.Context, out io.Writer) (runCtx context.Context, interrupted *atomic.Pointer[string], cancel context.CancelFunc) {
 	runCtx, cancel = context.WithCancel(ctx)
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	interrupted = new(atomic.Bool)
+	interrupted = new(atomic.Pointer[string])
 	go func() {
 		select {
-		case <-signals:
-			interrupted.Store(true)
-			fmt.Fprintln(out, "\ncatalogspec: interrupted: finishing the running scenarios and writing the reports (interrupt again to stop at once)")
+		case sig := <-signals:
+			name := "SIGINT"
+			if sig == syscall.SIGTERM {
+				name = "SIGTERM"
+			}
+			interrupted.Store(&name)
+			fmt.Fprintf(out, "\ncatalogspec: interrupted by %s: finishing the running scenarios and writing the reports (interrupt again to stop at once)\n", name)
 			signal.Stop(signals) // a second signal kills as usual
 			cancel()
 		case <-runCtx.Done():
@@ -405,9 +413,9 @@ func runScenarios(cfg Config, defs Steps, s *Suite, selected int) (time.Duration
 	// godog's cucumber formatter panics at the end of a run stopped at the
 	// first failure (it looks for the results of scenarios never started),
 	// so a fail-fast run writes no cucumber.json.
-	format := cfg.Format + "," + cucumberFormat
+	format := consoleFormat(cfg.Format) + "," + cucumberFormat
 	if cfg.FailFast {
-		format = cfg.Format
+		format = consoleFormat(cfg.Format)
 	}
 	started := time.Now()
 	s.Began = started
@@ -452,7 +460,7 @@ func writeReports(out io.Writer, cfg Config, res *runReport, s *Suite, elapsed t
 		werrs = append(werrs, os.Rename(cucumberPartial, filepath.Join(reportsDir, "cucumber.json")))
 	}
 	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed, &s.Waits))
-	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), elapsed))
+	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), failOn, elapsed))
 	werrs = append(werrs, res.writeHTML(filepath.Join(reportsDir, "report.html"), tgt, failOn, elapsed))
 	res.printSummary(out, failOn, elapsed, cfg.Color)
 	fmt.Fprintf(out, "catalogspec: %s\n", s.Waits.summary())
