@@ -22,6 +22,8 @@ type htmlReport struct {
 	Outcome                                              string // in a word (runReport.outcome)
 	CutShort                                             string // interrupted, stopped at the first failure, or ""
 	NotRun                                               int
+	ReadOnly                                             bool // a read-only audit
+	NotInAudit                                           int  // scenarios selected but not read-only
 	Conformant                                           bool
 	Total                                                int
 	Statuses                                             []string
@@ -44,7 +46,8 @@ func (rep *runReport) writeHTML(path string, tgt *Target, failOn string, elapsed
 		Finished: time.Now().UTC().Format("2006-01-02 15:04:05 UTC"), Took: elapsed.Round(time.Millisecond).String(),
 		Conformant: rep.conformant(),
 		Verdict:    rep.verdict(failOn), Outcome: rep.outcome(), CutShort: rep.cutShort(), NotRun: rep.counts[StatusNotRun],
-		Total: len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
+		ReadOnly: rep.readOnly,
+		Total:    len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
 	}
 	// Columns for the statuses that occur, and always passed and failed.
 	for _, st := range statusOrder {
@@ -64,6 +67,9 @@ func (rep *runReport) writeHTML(path string, tgt *Target, failOn string, elapsed
 		r.Total++
 	}
 	for _, o := range rep.outcomes {
+		if o.Reason == notInAudit {
+			h.NotInAudit++
+		}
 		bump(levelRows, &h.Levels, o.Level, o.Status)
 		for _, c := range o.Capabilities {
 			bump(capRows, &h.Caps, c, o.Status)
@@ -99,7 +105,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>catalogspec report: {{.Outcome}}</title>
+<title>catalogspec {{if .ReadOnly}}read-only audit{{else}}report{{end}}: {{.Outcome}}</title>
 <style>
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
 main{max-width:1100px;margin:0 auto;padding:24px}
@@ -119,10 +125,11 @@ th{background:#eef1f4} td.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#0d1117;color:#e6edf3;padding:10px;border-radius:6px;overflow-x:auto;font-size:12.5px;white-space:pre-wrap;word-break:break-word}
 .label{font-size:12px;color:#57606a;text-transform:uppercase;letter-spacing:.04em;margin-top:8px}
 </style></head><body><main>
-<h1>catalogspec conformance report</h1>
+<h1>catalogspec {{if .ReadOnly}}read-only audit{{else}}conformance report{{end}}</h1>
 <div class="meta">suite {{.Version}}, spec {{.SpecVersion}} &middot; {{.Finished}} &middot; took {{.Took}}</div>
 <div class="meta">target: {{.Target}}</div>
 <div class="verdict {{if eq .CutShort "interrupted"}}interrupted{{else if .Conformant}}ok{{else}}bad{{end}}">{{.Verdict}}</div>
+{{if .ReadOnly}}<p class="read-only"><strong>Read-only:</strong> this audit ran only the scenarios tagged <code>@read-only</code>, which write nothing to a target that works{{if .NotInAudit}}; the other {{.NotInAudit}} it selected write to the target or need an administrator's token, and are listed below as skipped (<code>catalogspec run</code> checks them){{end}}.</p>{{end}}
 {{if .CutShort}}<p class="cut">This run was {{.CutShort}}: {{.NotRun}} of the {{.Total}} selected scenarios did not run, so it says nothing of them. Run it again to the end to judge the target.</p>{{end}}
 <p>{{.Total}} scenarios:{{range $i, $s := .Statuses}}{{with index $.Counts $s}} <span class="s-{{$s}}">{{.}} {{$s}}</span>{{end}}{{end}}.
 {{if .Stale}}<br><span class="s-failed">Stale baseline entries (these pass now): {{range .Stale}}{{.}} {{end}}</span>{{end}}</p>

@@ -85,13 +85,19 @@ type runReport struct {
 	// stoppedAtFailure says the run stopped at its first failure
 	// (CATALOGSPEC_FAIL_FAST) before every selected scenario ran.
 	stoppedAtFailure bool
+	// readOnly: a read-only audit.
+	readOnly bool
 }
 
 // runEnd is how a run ended: cut short by a signal, or at the first failure.
 type runEnd struct {
 	Signal   string // "SIGINT" or "SIGTERM" when a signal interrupted the run
 	FailFast bool   // the run stops at the first failure (CATALOGSPEC_FAIL_FAST)
+	ReadOnly bool   // a read-only audit: it ran only the scenarios tagged @read-only
 }
+
+// notInAudit is why a read-only audit skips a scenario it selected.
+const notInAudit = "not in the read-only audit: it writes to the target or needs an administrator's token (catalogspec run checks it)"
 
 // finish lists an outcome for every selected scenario, "not run" for those
 // that never started.
@@ -99,12 +105,14 @@ func (r *Results) finish(selected []ScenarioInfo, end runEnd) *runReport {
 	interrupted, failFast := end.Signal != "", end.FailFast
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep := &runReport{counts: map[string]int{}, interrupted: end.Signal}
+	rep := &runReport{counts: map[string]int{}, interrupted: end.Signal, readOnly: end.ReadOnly}
 	for _, s := range selected {
 		o, ok := r.outcomes[s.Name]
 		if !ok {
 			o = &Outcome{ScenarioInfo: s, Status: StatusNotRun}
 			switch {
+			case end.ReadOnly && !slices.Contains(s.Tags, TagReadOnly):
+				o.Status, o.Reason = StatusSkipped, notInAudit
 			case interrupted:
 				o.Reason = "the run was interrupted"
 			case failFast:
@@ -190,13 +198,15 @@ type resultsFile struct {
 	// Outcome is the verdict in a word: conformant, not conformant,
 	// interrupted, or stopped at the first failure; Verdict says it in a
 	// sentence, as the console and report.html do.
-	Outcome     string         `json:"outcome"`
-	Verdict     string         `json:"verdict"`
-	Interrupted string         `json:"interrupted_by,omitempty"` // SIGINT or SIGTERM
-	Counts      map[string]int `json:"counts"`
-	Waits       *waitsReport   `json:"waits,omitempty"`
-	Stale       []string       `json:"stale_baseline_entries,omitempty"`
-	Scenarios   []*Outcome     `json:"scenarios"`
+	Outcome     string `json:"outcome"`
+	Verdict     string `json:"verdict"`
+	Interrupted string `json:"interrupted_by,omitempty"` // SIGINT or SIGTERM
+	// ReadOnly says the run was a read-only audit (catalogspec audit).
+	ReadOnly  bool           `json:"read_only"`
+	Counts    map[string]int `json:"counts"`
+	Waits     *waitsReport   `json:"waits,omitempty"`
+	Stale     []string       `json:"stale_baseline_entries,omitempty"`
+	Scenarios []*Outcome     `json:"scenarios"`
 }
 
 // waitsReport is the run's waits for changes to show, in results.json.
@@ -212,7 +222,7 @@ func (rep *runReport) writeJSON(path string, tgt *Target, failOn string, elapsed
 	f := resultsFile{
 		Suite: "catalogspec", Version: Version, SpecVersion: catalogspec.SpecVersion,
 		Target: tgt.describe(), FailOn: failOn, Started: time.Now().UTC().Format(time.RFC3339),
-		Outcome: rep.outcome(), Verdict: rep.verdict(failOn), Interrupted: rep.interrupted,
+		Outcome: rep.outcome(), Verdict: rep.verdict(failOn), Interrupted: rep.interrupted, ReadOnly: rep.readOnly,
 		Seconds: elapsed.Seconds(), Counts: rep.counts, Stale: rep.stale, Scenarios: rep.outcomes,
 	}
 	if waits != nil {
@@ -317,6 +327,14 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 // fail-on level, and why. It reads the judgement (judge). A run cut short
 // says so first, and never that the target conforms.
 func (rep *runReport) verdict(failOn string) string {
+	if rep.readOnly {
+		return "Read-only audit: " + lowerFirst(rep.judgement(failOn))
+	}
+	return rep.judgement(failOn)
+}
+
+// judgement is the verdict, but for saying the run was a read-only audit.
+func (rep *runReport) judgement(failOn string) string {
 	judged := judgedLevels(failOn)
 	failed := rep.counts[StatusFailed]
 	if how := rep.cutShort(); how != "" {
