@@ -148,6 +148,7 @@ BENCH_ARGS ?=
 bench: assets
 	$(GO) run ./tools/bench $(BENCH_ARGS)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3s ./reference/httpapi
+	$(GO) test -run '^$$' -bench Audit -benchtime 5x ./selftest
 
 # The replica scenarios judge what they claim whatever the load: catalogd
 # built broken (a replica that never applies a revocation made through

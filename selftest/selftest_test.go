@@ -255,7 +255,7 @@ func readResults(path string) (all, failed, skipped []string, ids map[string]str
 
 // ---- The reference ----
 
-func goBuild(t *testing.T, root string, args ...string) {
+func goBuild(t testing.TB, root string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
@@ -298,7 +298,7 @@ func startReference(t *testing.T, work string) (gms, frontend *url.URL, admin st
 // startCatalogd builds catalogd into work and runs `catalogd serve` with
 // authentication on and env besides, over a database of its own (at
 // dbURL), logging to work/catalogd.log; both end with the test.
-func startCatalogd(t *testing.T, work string, env ...string) (srv *catalogdtest.Server, bin, dbURL string) {
+func startCatalogd(t testing.TB, work string, env ...string) (srv *catalogdtest.Server, bin, dbURL string) {
 	t.Helper()
 	bin, err := catalogdtest.Build(t.Context(), work)
 	if err != nil {
