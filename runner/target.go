@@ -115,8 +115,13 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 		return nil, err
 	}
 	t.ReadOnly = readOnly
-	t.ExpiredToken = strings.TrimSpace(getenv(EnvExpiredToken))
-	t.RevokedToken = strings.TrimSpace(getenv(EnvRevokedToken))
+	// The harness gives the reference's own revoked token.
+	if v := strings.TrimSpace(getenv(EnvExpiredToken)); v != "" {
+		t.ExpiredToken = v
+	}
+	if v := strings.TrimSpace(getenv(EnvRevokedToken)); v != "" {
+		t.RevokedToken = v
+	}
 	if tok := strings.TrimSpace(getenv(EnvToken)); tok != "" {
 		t.UserToken = tok
 	} else if !readOnly {
