@@ -51,6 +51,7 @@ var featureSteps = []stepFile{
 	{"password_reset", registerPasswordResetSteps},
 	{"patching", registerPatchingSteps},
 	{"policies", registerPoliciesSteps},
+	{"read_only_audit", registerReadOnlyAuditSteps},
 	{"replicas", registerReplicasSteps},
 	{"restli", registerRestLiSteps},
 	{"search", registerSearchSteps},

@@ -87,6 +87,7 @@ type world struct {
 	searchState                   // search.go
 	tokenFilterState              // token_filters.go
 	securityState                 // security.go
+	auditState                    // read_only_audit.go
 	paged            *pagedTokens // token_requests.go
 	shots            int          // screenshots taken of failing steps
 
