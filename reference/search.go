@@ -144,13 +144,14 @@ var SearchableEntityTypes = []string{
 	"domain", "dataProduct", "notebook", "businessAttribute", "schemaField", "application", "document",
 }
 
-// Page sizes: DataHub's search answers at most
-// SEARCH_SERVICE_LIMIT_RESULTS_MAX (10,000) at a time and, for a larger
-// count, its default of 5,000 (not strict); with no count, 10
-// (ScrollAcrossEntitiesResolver's DEFAULT_COUNT).
+// Page sizes: with no count, 10 (ScrollAcrossEntitiesResolver's
+// DEFAULT_COUNT); at most 1,000, the largest page any GraphQL field of the
+// reference serves, which its response budget counts on (graph/budget.go).
+// DataHub answers up to SEARCH_SERVICE_LIMIT_RESULTS_MAX (10,000), and 5,000
+// for a larger count; its SDK asks for 5,000 (the CLI 3,000) and pages on by
+// the scroll id, whatever a page holds.
 const (
-	searchMaxCount     = 10000
-	searchDefaultCount = 5000
+	searchMaxCount     = 1000
 	scrollDefaultCount = 10
 )
 
@@ -211,7 +212,7 @@ func (s *Service) Search(ctx context.Context, in SearchInput) (*SearchResult, er
 	case count < 0:
 		return nil, Errorf(EBADREQUEST, "count must not be negative")
 	case count > searchMaxCount:
-		count = searchDefaultCount
+		count = searchMaxCount
 	}
 	after := ""
 	if in.ScrollID != "" {

@@ -440,7 +440,7 @@ type ScrollAcrossEntitiesInput struct {
 	// Where the page starts: the nextScrollId of the page before.
 	ScrollID  *string `json:"scrollId,omitempty"`
 	KeepAlive *string `json:"keepAlive,omitempty"`
-	// How many entities a page holds: 10 unless given; more than 10,000 is taken as 5,000.
+	// How many entities a page holds: 10 unless given, at most 1,000 (more is taken as 1,000: the next page holds the rest).
 	Count *int `json:"count,omitempty"`
 	// Any of these conjunctions of filters must hold.
 	OrFilters []*AndFilterInput `json:"orFilters,omitempty"`
