@@ -82,6 +82,9 @@ type world struct {
 	uiState                    // ui.go
 	nativeState                // native_users.go
 	sdkState                   // sdk.go, restli.go, openapi.go
+	seriesState                // timeseries.go
+	registryState              // entity_registry.go
+	runState                   // ingestion_runs.go
 	securityState              // security.go
 	paged         *pagedTokens // token_requests.go
 	shots         int          // screenshots taken of failing steps
