@@ -164,7 +164,7 @@ func TestKeyFromURN(t *testing.T) {
 		{EntityType: "dataJob", ID: "(urn:li:dataPlatform:hive,j)"}:             EBADREQUEST,
 		{EntityType: "dataJob", ID: "(urn:li:dataFlow:(datahub,p),j)"}:          EBADREQUEST,
 		{EntityType: "chart", ID: "looker"}:                                     EBADREQUEST,
-		{EntityType: "nosuchtype", ID: "x"}:                                     EUNPROCESSABLE,
+		{EntityType: "nosuchtype", ID: "x"}:                                     EBADREQUEST,
 	} {
 		if name, _, err := entityKey(urn); ErrorCodeOf(err) != code {
 			t.Errorf("entityKey(%s) = %q, %v; want %s", urn, name, err, code)

@@ -151,15 +151,16 @@ type checkedProposal struct {
 // DataHub's entity registry, of an entity type ingestion may write here,
 // whose URN fits the type's key and whose value is a JSON object of the
 // aspect's schema. An entity type or aspect the registry does not have,
-// or an entity type that is not the URN's, is EUNPROCESSABLE, as DataHub
-// answers it (its ValidationException, 422 on Rest.li).
+// or an entity type that is not the URN's, is a bad request (DataHub's
+// Rest.li answers them 422, a ValidationException; the suite recommends
+// 400, httpx-12 and ingest-09, and takes either at must level).
 func checkProposal(p Proposal) (checkedProposal, error) {
 	urn, err := ParseURN(p.EntityURN)
 	if err != nil {
 		return checkedProposal{}, err
 	}
 	if p.EntityType != "" && !strings.EqualFold(p.EntityType, urn.EntityType) {
-		return checkedProposal{}, Errorf(EUNPROCESSABLE, "URN entity type does not match MCP entity type. %s != %s", urn.EntityType, Excerpt(p.EntityType))
+		return checkedProposal{}, Errorf(EBADREQUEST, "URN entity type does not match MCP entity type. %s != %s", urn.EntityType, Excerpt(p.EntityType))
 	}
 	if p.ChangeType != "UPSERT" {
 		return checkedProposal{}, Errorf(EBADREQUEST, "changeType must be UPSERT")

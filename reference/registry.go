@@ -262,7 +262,7 @@ const maxKeyDepth = 4
 // part that should be a URN (of certain entity types) and is not, or one
 // that should be one of an enum's symbols and is not, as DataHub's URN
 // validation (UrnValidationUtil.validateUrn) does. An entity type the
-// registry does not have is EUNPROCESSABLE, as DataHub answers it.
+// registry does not have is refused too.
 func entityKey(urn URN) (name string, value map[string]string, err error) {
 	spec := lookupEntity(urn.EntityType)
 	if spec == nil {
@@ -347,13 +347,17 @@ func urnForm(spec *entitySpec, fields []keyField) string {
 }
 
 // unknownEntity is the refusal of an entity type the registry does not
-// have, in DataHub's words (ConfigEntityRegistry.getEntitySpec).
+// have, in DataHub's words (ConfigEntityRegistry.getEntitySpec). DataHub's
+// Rest.li answers it 422 (a ValidationException), its OpenAPI 400; the
+// reference answers both 400, as the suite recommends for a bad request
+// (httpx-12).
 func unknownEntity(name string) error {
-	return Errorf(EUNPROCESSABLE, "Failed to find entity with name %s in EntityRegistry", Excerpt(name))
+	return Errorf(EBADREQUEST, "Failed to find entity with name %s in EntityRegistry", Excerpt(name))
 }
 
 // unknownAspect is the refusal of an aspect the entity type does not have,
-// in DataHub's words (ValidationApiUtils.validateAspect).
+// in DataHub's words (ValidationApiUtils.validateAspect), 400 as
+// unknownEntity.
 func unknownAspect(aspect, entityType string) error {
-	return Errorf(EUNPROCESSABLE, "Unknown aspect %s for entity %s", Excerpt(aspect), entityType)
+	return Errorf(EBADREQUEST, "Unknown aspect %s for entity %s", Excerpt(aspect), entityType)
 }
