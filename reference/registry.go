@@ -359,5 +359,5 @@ func unknownEntity(name string) error {
 // in DataHub's words (ValidationApiUtils.validateAspect), 400 as
 // unknownEntity.
 func unknownAspect(aspect, entityType string) error {
-	return Errorf(EBADREQUEST, "Unknown aspect %s for entity %s", Excerpt(aspect), entityType)
+	return Errorf(EBADREQUEST, "Unknown aspect %s for entity %s: it is not an aspect of %s in DataHub's entity registry", Excerpt(aspect), entityType, entityType)
 }
