@@ -106,6 +106,9 @@ func (s *Service) IngestSnapshot(ctx context.Context, class, rawURN string, aspe
 	if err := s.requireWrite(ctx, caller, []URN{urn}, writeCreate); err != nil {
 		return err
 	}
+	if err := s.judgeUserStatusWrites(ctx, caller, checked); err != nil {
+		return err
+	}
 	return s.write(ctx, caller, []URN{urn}, checked)
 }
 

@@ -297,6 +297,9 @@ func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
 	if err := s.requireWrite(ctx, caller, urns, writeUpdate); err != nil {
 		return err
 	}
+	if err := s.judgeUserStatusWrites(ctx, caller, checked); err != nil {
+		return err
+	}
 	return s.write(ctx, caller, urns, checked)
 }
 

@@ -86,6 +86,7 @@ type world struct {
 	registryState              // entity_registry.go
 	runState                   // ingestion_runs.go
 	securityState              // security.go
+	auditState                 // read_only_audit.go
 	paged         *pagedTokens // token_requests.go
 	shots         int          // screenshots taken of failing steps
 
