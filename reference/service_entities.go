@@ -276,6 +276,9 @@ func (s *Service) EntitiesV3(ctx context.Context, entityType string, reqs []Enti
 // aspect of the same entity (for a timeseries aspect: the same time and
 // partition) wins. Each aspect records the trace ctx carries (WithTrace).
 func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
+	if hasPatch(ps) { // service_patch.go
+		return s.ingestWithPatches(ctx, ps)
+	}
 	checked := make([]checkedProposal, len(ps))
 	for i, p := range ps {
 		c, err := checkProposal(p)

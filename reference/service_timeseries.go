@@ -191,19 +191,11 @@ func criterion(c QueryCriterion) (Criterion, error) {
 		return Criterion{}, Errorf(EBADREQUEST, "a criterion may list at most %d values", maxCriterionValues)
 	}
 	out := Criterion{Field: strings.TrimSuffix(c.Field, ".keyword"), Condition: c.Condition, Values: values, Negated: c.Negated}
-	switch c.Condition {
-	case "", "EQUAL", "IN":
-		out.Condition = "EQUAL"
-	case "EXISTS":
-	case "GREATER_THAN", "GREATER_THAN_OR_EQUAL_TO", "LESS_THAN", "LESS_THAN_OR_EQUAL_TO":
-		if len(values) != 1 {
-			return Criterion{}, Errorf(EBADREQUEST, "condition %s compares with one number", c.Condition)
-		}
-		if _, err := strconv.ParseFloat(values[0], 64); err != nil {
-			return Criterion{}, Errorf(EBADREQUEST, "condition %s compares with a number, not %s", c.Condition, Excerpt(values[0]))
-		}
-	default:
-		return Criterion{}, Errorf(EBADREQUEST, "condition %s is not evaluated by the reference on timeseries values (EQUAL, IN, EXISTS and the comparisons are)", Excerpt(c.Condition))
+	// A value's time compares as a number; any other field as its text,
+	// as the search compares fields (criteria.go).
+	out.Numeric = out.Field == "timestampMillis"
+	if err := CheckCriterion(&out); err != nil {
+		return Criterion{}, err
 	}
 	return out, nil
 }

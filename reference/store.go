@@ -42,7 +42,9 @@ type TimeseriesQuery struct {
 	// Start and End bound timestampMillis, both included, when not nil.
 	Start, End *int64
 	// Filter keeps the values that meet every criterion of any one of its
-	// conjunctions; none keeps all.
+	// conjunctions; none keeps all. A criterion's field is a top-level
+	// field of the value (timestampMillis among them); its condition
+	// EQUAL, EXISTS or a comparison with a number (Values[0]).
 	Filter [][]Criterion
 	// Ascending lists the oldest value first; by default the latest is.
 	Ascending bool
@@ -50,18 +52,6 @@ type TimeseriesQuery struct {
 	Limit int
 	// TraceID, when set, keeps only the values that ingestion wrote with it.
 	TraceID string
-}
-
-// Criterion is a condition on a top-level field of a timeseries value
-// (timestampMillis among them), as DataHub's filters write it.
-type Criterion struct {
-	Field string
-	// Condition is EQUAL (one of Values), GREATER_THAN,
-	// GREATER_THAN_OR_EQUAL_TO, LESS_THAN, LESS_THAN_OR_EQUAL_TO (a number,
-	// Values[0]) or EXISTS.
-	Condition string
-	Values    []string
-	Negated   bool
 }
 
 // Filter selects aspects of one name whose JSON value has, for each field
@@ -76,6 +66,10 @@ type Filter struct {
 	Contains   map[string]string
 	Start      int
 	Count      int
+	// Criteria are conditions beyond these (DataHub's filter conditions:
+	// ranges, prefixes, existence...), all of which must hold
+	// (criteria.go).
+	Criteria []Criterion
 	// Search marks a listing that DataHub serves from its search index,
 	// which lags behind writes (a token, policy or user list). A Store that
 	// models the lag (SearchLag) lists an entity only once the lag has
@@ -114,6 +108,12 @@ type Store interface {
 	// TimeseriesValues returns the values q selects, latest first unless
 	// q.Ascending.
 	TimeseriesValues(ctx context.Context, q TimeseriesQuery) ([]TimeseriesValue, error)
+	// DeleteTimeseries removes urn's values of the timeseries aspect whose
+	// time is within start and end (both included; nil: unbounded), and
+	// says how many it removed.
+	DeleteTimeseries(ctx context.Context, urn URN, aspect string, start, end *int64) (int, error)
+	// CountTimeseries says how many timeseries values urn has.
+	CountTimeseries(ctx context.Context, urn URN) (int, error)
 	// ReplaceAspect replaces an existing aspect; ENOTFOUND when there is none.
 	ReplaceAspect(ctx context.Context, a Aspect) error
 	// DeleteEntity removes every aspect of urn, its timeseries values
@@ -125,6 +125,16 @@ type Store interface {
 	// Secret returns the named secret, generating and storing it on first
 	// use; every replica sharing the database gets the same value.
 	Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error)
+	// UpdateAspects reads the named aspects (those stored) and writes what
+	// change makes of them, in one transaction that no other UpdateAspects
+	// of the same aspects overlaps, stored or not (mutate.go).
+	UpdateAspects(ctx context.Context, keys []AspectKey, change func(current []Aspect) (Change, error)) error
+	// ReferencingAspects returns the aspects that hold what one of the
+	// probes looks for, at most limit of them, in URN order (mutate.go).
+	ReferencingAspects(ctx context.Context, probes []ReferenceProbe, limit int) ([]Aspect, error)
+	// SearchEntities pages through the entities that match q, in URN
+	// order (search.go).
+	SearchEntities(ctx context.Context, q SearchQuery) (SearchPage, error)
 	// SessionStore keeps browser sessions (session.go).
 	SessionStore
 	// UserStore keeps what is bound to a user's existence (removal.go).

@@ -123,6 +123,17 @@ type MCP struct {
 	// the run's id and the recipe's pipeline_name. Empty: the defaults,
 	// "no-run-id-provided" and none.
 	RunID, PipelineName string
+	// Patch, for changeType PATCH, is the JSON Patch a patch builder made
+	// (patch.go); Aspect is then unused.
+	Patch []any
+}
+
+// aspectValue is the proposal's aspect as JSON text, and its content type.
+func (m MCP) aspectValue() Obj {
+	if m.changeType() == "PATCH" {
+		return Obj{{"value", string(Dumps(m.Patch))}, {"contentType", JSONPatchContentType}}
+	}
+	return Obj{{"value", string(Dumps(m.Aspect))}, {"contentType", "application/json"}}
 }
 
 func (m MCP) entityType() string {
@@ -207,7 +218,7 @@ func (m MCP) restliObj() Obj {
 		{"entityUrn", m.EntityURN},
 		{"changeType", m.changeType()},
 		{"aspectName", m.AspectName},
-		{"aspect", Obj{{"value", string(Dumps(m.Aspect))}, {"contentType", "application/json"}}},
+		{"aspect", m.aspectValue()},
 		{"systemMetadata", systemMetadata(m.lastObserved(), m.runID(), m.PipelineName, false)},
 	}
 }
@@ -254,10 +265,15 @@ type OpenAPIRequest struct {
 // system metadata as SystemMetadataClass.to_obj() gives it (every field,
 // nulls included: it is not passed through pre_json_transform).
 func (m MCP) openAPIItem() Obj {
+	var value any = m.Aspect
+	if m.changeType() == "PATCH" {
+		// from_mcp undoes the double serialisation: {"patch": [...]}.
+		value = Obj{{"patch", m.Patch}}
+	}
 	return Obj{
 		{"urn", m.EntityURN},
 		{m.AspectName, Obj{
-			{"value", m.Aspect},
+			{"value", value},
 			{"systemMetadata", systemMetadata(m.lastObserved(), m.runID(), m.PipelineName, true)},
 			{"headers", Obj{}},
 		}},
@@ -275,7 +291,7 @@ func OpenAPIWrite(m MCP, async bool) OpenAPIRequest {
 		return OpenAPIRequest{Method: http.MethodDelete, Path: "/openapi/v3/entity/" + m.entityType() + "/" + m.EntityURN, Body: []byte("[]")}
 	}
 	return OpenAPIRequest{
-		Method: http.MethodPost,
+		Method: patchMethod(m),
 		Path:   "/openapi/v3/entity/" + m.entityType() + "?async=" + asyncFlag(async),
 		Body:   Dumps([]Obj{m.openAPIItem()}),
 	}
@@ -363,10 +379,6 @@ func EntitiesHeaders() http.Header {
 // (get_timeseries_values, ingestion/graph/client.py;
 // get_latest_timeseries_aspect_values, cli/cli_utils.py).
 func TimeseriesPath() string { return "/aspects?action=getTimeseriesAspectValues" }
-
-// guessEntityType is guess_entity_type (utilities/urns/urn.py): the third
-// part of urn:li:<type>:<id>.
-func guessEntityType(urn string) string { return MCP{EntityURN: urn}.entityType() }
 
 // TimeseriesValuesBody is get_timeseries_values's body, sent by requests'
 // json=: urn, entity (guessed from the URN), aspect, limit, filter.

@@ -11,31 +11,13 @@ import (
 // The SDK's reads of timeseries aspects, the CLI's `datahub get`, and
 // emit_mce.
 
-// postGeneric is DataHubGraph._post_generic through _send_restli_request
-// (ingestion/graph/client.py): a 4xx or 5xx raises OperationalError
-// ("Unable to get metadata from DataHub"); the body is JSON.
-func (c *Client) postGeneric(ctx context.Context, fn, path string, body []byte) (any, error) {
-	r, err := c.send(ctx, http.MethodPost, path, body, nil)
-	if err != nil {
-		return nil, err
-	}
-	if r.status >= 400 && r.status < 600 {
-		return nil, &Error{Kind: "OperationalError", Func: fn, Status: r.status, Reason: "Unable to get metadata from DataHub: " + excerpt(r.body)}
-	}
-	return decodeJSON(fn, r)
-}
-
 // GetTimeseriesValues is DataHubGraph.get_timeseries_values: the answer's
 // value.values, each an object whose aspect.value is the value as JSON
 // text (a value without one raises GraphError), read with from_obj. It
 // returns them in the order the server gives, which the SDK takes as is.
 func (c *Client) GetTimeseriesValues(ctx context.Context, urn string, t AspectType, filter Obj, limit int) ([]map[string]any, error) {
 	const fn = "DataHubGraph.get_timeseries_values"
-	v, err := c.postGeneric(ctx, fn, TimeseriesPath(), TimeseriesValuesBody(urn, t.Name, filter, limit))
-	if err != nil {
-		return nil, err
-	}
-	resp, err := object(fn, "the answer", v)
+	resp, err := c.postGeneric(ctx, fn, TimeseriesPath(), TimeseriesValuesBody(urn, t.Name, filter, limit))
 	if err != nil {
 		return nil, err
 	}

@@ -68,9 +68,9 @@ func (w *world) sdkClient(c caller, tier string) *sdkclient.Client {
 	return &sdkclient.Client{Server: base(c, tier), Token: c.token, HTTP: &http.Client{Timeout: 30 * time.Second, Transport: recordingTransport{w}}}
 }
 
-// classes are the records of the aspects the runs write, for reading
+// runClasses are the records of the aspects the runs write, for reading
 // them back as get_aspect does.
-var classes = map[string]string{
+var runClasses = map[string]string{
 	"containerProperties": "com.linkedin.container.ContainerProperties",
 	"datasetProperties":   "com.linkedin.dataset.DatasetProperties",
 	"container":           "com.linkedin.container.Container",
@@ -163,7 +163,7 @@ func (w *world) recordStored(m sdkclient.MCP) error {
 		}
 		return w.fail("%s's profiles %v do not hold the one the run wrote", m.EntityURN, values)
 	}
-	class, ok := classes[m.AspectName]
+	class, ok := runClasses[m.AspectName]
 	if !ok {
 		return w.fail("the scenario knows no record of %s (a defect of the step)", m.AspectName)
 	}

@@ -28,14 +28,6 @@ func (s *Server) handleEntity(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// entityActions serves POST /entities?action=...: the Rest.li actions of
-// DataHub's EntityResource.
-func (s *Server) entityActions() http.Handler {
-	return restliActions(map[string]http.Handler{
-		"ingest": requireJSON(s.traced(s.handleIngestEntity)),
-	})
-}
-
 // handleIngestEntity serves POST /entities?action=ingest, as DataHub's SDK
 // sends it (emit_mce): {"entity": {"value": {"<snapshot's full name>":
 // {"urn": ..., "aspects": [{"<record's full name>": {...}}, ...]}}},

@@ -33,41 +33,34 @@ func timeseriesArrays(vs []reference.TimeseriesValue) []any {
 	return []any{urns, types, names, times, parts, values, at, by, traces}
 }
 
-// comparisons are the conditions that compare a number, with their SQL.
-var comparisons = map[string]string{
-	"GREATER_THAN": ">", "GREATER_THAN_OR_EQUAL_TO": ">=", "LESS_THAN": "<", "LESS_THAN_OR_EQUAL_TO": "<=",
-}
-
 // TimeseriesValues returns the values q selects. Field names and values
-// are bound as parameters, never spliced into the SQL.
+// are bound as parameters, never spliced into the SQL; each criterion is
+// judged as the search judges one (criterionSQL, search.go), over the
+// value's top-level field of its name, or over timestampMillis.
 func (db *DB) TimeseriesValues(ctx context.Context, q reference.TimeseriesQuery) ([]reference.TimeseriesValue, error) {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
-	args := []any{q.URN.String(), q.Aspect}
-	where := `urn = $1 AND aspect = $2`
-	arg := func(v any) string {
-		args = append(args, v)
-		return fmt.Sprintf("$%d", len(args))
-	}
+	args := &sqlArgs{}
+	where := `urn = ` + args.add(q.URN.String()) + ` AND aspect = ` + args.add(q.Aspect)
 	if q.Start != nil {
-		where += ` AND timestamp_millis >= ` + arg(*q.Start)
+		where += ` AND timestamp_millis >= ` + args.add(*q.Start)
 	}
 	if q.End != nil {
-		where += ` AND timestamp_millis <= ` + arg(*q.End)
+		where += ` AND timestamp_millis <= ` + args.add(*q.End)
 	}
 	if q.TraceID != "" {
-		where += ` AND trace_id = ` + arg(q.TraceID)
+		where += ` AND trace_id = ` + args.add(q.TraceID)
 	}
 	if len(q.Filter) > 0 {
 		var anyOf []string
 		for _, conj := range q.Filter {
 			all := []string{"TRUE"}
 			for _, c := range conj {
-				cond, err := criterionSQL(c, arg)
-				if err != nil {
-					return nil, err
+				set := `SELECT timestamp_millis::text AS x`
+				if c.Field != "timestampMillis" {
+					set = topLevelSet(c.Field, args)
 				}
-				all = append(all, cond)
+				all = append(all, criterionSQL(set, c, args))
 			}
 			anyOf = append(anyOf, "("+strings.Join(all, " AND ")+")")
 		}
@@ -78,8 +71,8 @@ func (db *DB) TimeseriesValues(ctx context.Context, q reference.TimeseriesQuery)
 		order = `ASC`
 	}
 	sql := `SELECT urn, aspect, timestamp_millis, partition_key, value, created_at, created_by, COALESCE(trace_id, '')
-		FROM timeseries_aspects WHERE ` + where + ` ORDER BY timestamp_millis ` + order + `, created_at ` + order + ` LIMIT ` + arg(q.Limit)
-	rows, err := db.pool.Query(ctx, sql, args...)
+		FROM timeseries_aspects WHERE ` + where + ` ORDER BY timestamp_millis ` + order + `, created_at ` + order + ` LIMIT ` + args.add(q.Limit)
+	rows, err := db.pool.Query(ctx, sql, args.list...)
 	if err != nil {
 		return nil, translate(err)
 	}
@@ -102,36 +95,23 @@ func (db *DB) TimeseriesValues(ctx context.Context, q reference.TimeseriesQuery)
 	return out, translate(err)
 }
 
-// criterionSQL is one criterion as a condition on a row: timestampMillis
-// is the column; any other field is the value's top-level field of that
-// name, compared as text (EQUAL) or as a number (the comparisons).
-func criterionSQL(c reference.Criterion, arg func(any) string) (string, error) {
-	// Each placeholder is bound only where it is used: Postgres cannot
-	// type one the statement never uses.
-	text := func() string { return `(value ->> ` + arg(c.Field) + `)` }
-	number := func() string {
-		f := arg(c.Field)
-		return `(CASE WHEN jsonb_typeof(value -> ` + f + `) = 'number' THEN (value ->> ` + f + `)::numeric END)`
+// DeleteTimeseries removes urn's values of aspect within [start, end].
+func (db *DB) DeleteTimeseries(ctx context.Context, urn reference.URN, aspect string, start, end *int64) (int, error) {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
+	tag, err := db.pool.Exec(ctx, `DELETE FROM timeseries_aspects WHERE urn = $1 AND aspect = $2
+		AND ($3::bigint IS NULL OR timestamp_millis >= $3) AND ($4::bigint IS NULL OR timestamp_millis <= $4)`, urn.String(), aspect, start, end)
+	if err != nil {
+		return 0, translate(err)
 	}
-	if c.Field == "timestampMillis" {
-		text = func() string { return `timestamp_millis::text` }
-		number = func() string { return `timestamp_millis::numeric` }
-	}
-	var cond string
-	switch c.Condition {
-	case "EQUAL":
-		cond = `COALESCE(` + text() + ` = ANY(` + arg(c.Values) + `), FALSE)`
-	case "EXISTS":
-		cond = `(` + text() + ` IS NOT NULL)`
-	default:
-		op, ok := comparisons[c.Condition]
-		if !ok || len(c.Values) != 1 {
-			return "", reference.Errorf(reference.EBADREQUEST, "condition %s cannot be used here", reference.Excerpt(c.Condition))
-		}
-		cond = `COALESCE(` + number() + ` ` + op + ` ` + arg(c.Values[0]) + `::numeric, FALSE)`
-	}
-	if c.Negated {
-		cond = `NOT ` + cond
-	}
-	return cond, nil
+	return int(tag.RowsAffected()), nil
+}
+
+// CountTimeseries says how many timeseries values urn has.
+func (db *DB) CountTimeseries(ctx context.Context, urn reference.URN) (int, error) {
+	ctx, cancel := db.bound(ctx)
+	defer cancel()
+	var n int
+	err := db.pool.QueryRow(ctx, `SELECT count(*) FROM timeseries_aspects WHERE urn = $1`, urn.String()).Scan(&n)
+	return n, translate(err)
 }
