@@ -82,6 +82,9 @@ func TestTimeseriesWrittenAndRead(t *testing.T) {
 	if got := strings.Join(read(q(`,"filter":{"criteria":[{"field":"timestampMillis","value":"2000","condition":"GREATER_THAN_OR_EQUAL_TO"}]},"sort":{"field":"timestampMillis","order":"ASCENDING"}`)), " "); got != "a2 b3" {
 		t.Errorf("from 2000, oldest first: %s, want a2 b3", got)
 	}
+	if got := strings.Join(read(q(`,"filter":{"or":[{"and":[{"field":"pipelineName","values":["A"],"condition":"START_WITH","negated":true}]}]}`)), " "); got != "b3" {
+		t.Errorf("the values of a pipeline not starting with a: %s, want b3", got)
+	}
 	// A timeseries aspect is no versioned aspect: the aspect path has none.
 	if r := do(t, "GET", tr.gms.URL+"/aspects/"+strings.ReplaceAll(job, ",", "%2C")+"?aspect=datahubIngestionCheckpoint&version=0", tr.rootToken, "", ""); r.status != 404 {
 		t.Errorf("the aspect path for a timeseries aspect: %d %s", r.status, r.body)
@@ -91,7 +94,7 @@ func TestTimeseriesWrittenAndRead(t *testing.T) {
 		t.Errorf("the data job's key: %d %s", r.status, r.body)
 	}
 	for body, want := range map[string]int{
-		q(`,"filter":{"or":[{"and":[{"field":"x","values":["1"],"condition":"START_WITH"}]}]}`):   400,
+		q(`,"filter":{"or":[{"and":[{"field":"x","values":["1"],"condition":"NEAR"}]}]}`):   400,
 		q(`,"filter":{"or":[{"and":[{"field":"x","values":["a"],"condition":"GREATER_THAN"}]}]}`): 400,
 		q(`,"sort":{"field":"runId","order":"ASCENDING"}`):                                        400,
 		fmt.Sprintf(`{"urn":%q,"entity":"dataJob","aspect":"dataJobInfo"}`, job):                  400,
