@@ -94,7 +94,7 @@ func TestTimeseriesWrittenAndRead(t *testing.T) {
 		t.Errorf("the data job's key: %d %s", r.status, r.body)
 	}
 	for body, want := range map[string]int{
-		q(`,"filter":{"or":[{"and":[{"field":"x","values":["1"],"condition":"NEAR"}]}]}`):   400,
+		q(`,"filter":{"or":[{"and":[{"field":"x","values":["1"],"condition":"NEAR"}]}]}`):         400,
 		q(`,"filter":{"or":[{"and":[{"field":"x","values":["a"],"condition":"GREATER_THAN"}]}]}`): 400,
 		q(`,"sort":{"field":"runId","order":"ASCENDING"}`):                                        400,
 		fmt.Sprintf(`{"urn":%q,"entity":"dataJob","aspect":"dataJobInfo"}`, job):                  400,
