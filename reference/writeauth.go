@@ -3,6 +3,7 @@ package reference
 import (
 	"context"
 	"slices"
+	"strings"
 )
 
 // Authorizing an entity write before its body is held (issue 29): a write
@@ -12,11 +13,14 @@ import (
 // may not write, having made the service hold little. The service's write
 // methods (IngestProposal, IngestProposals) check everything again.
 
-// MayWrite refuses a write by a caller who holds EDIT_ENTITY on no entity
-// of entityType ("" for any type) under any active policy: such a write
-// cannot succeed whatever its body holds. every says whether they hold it
-// on every entity of the type (of every type, for ""): then the body's
-// entities need no checking before they are read.
+// MayWrite refuses a write by a caller who could write no entity of
+// entityType ("" for any type) under any active policy: such a write
+// cannot succeed whatever its body holds. every says whether they may
+// write every entity of the type (of every type, for ""): then the body's
+// entities need no checking before they are read. The privileges are
+// those writePrivileges names for an update, the widest: a user or a
+// group by a platform privilege over users, any other entity by
+// EDIT_ENTITY on it.
 func (s *Service) MayWrite(ctx context.Context, entityType string) (every bool, err error) {
 	caller, err := s.actor(ctx)
 	if err != nil {
@@ -25,19 +29,35 @@ func (s *Service) MayWrite(ctx context.Context, entityType string) (every bool, 
 	if caller.System {
 		return true, nil
 	}
+	users, _ := writePrivileges(EntityCorpUser, writeUpdate)
+	held, err := s.holds(ctx, caller, URN{}, users...)
+	if err != nil {
+		return false, err
+	}
+	mayUsers := slices.ContainsFunc(users, func(p string) bool { return held[p] })
+	if _, platform := writePrivileges(entityType, writeUpdate); entityType != "" && platform {
+		if mayUsers {
+			return true, nil
+		}
+		return false, Errorf(EUNAUTHORIZED, "Unauthorized to write any %s entity: %s (platform privileges) is needed; the request's body was not read, and nothing was written", Truncate(entityType, 100), strings.Join(users, " or "))
+	}
 	policies, err := s.activePolicies(ctx)
 	if err != nil {
 		return false, err
 	}
-	may := false
+	some := false
 	policies.naming(caller.URN, func(p Policy) {
 		if p.State != PolicyActive || p.Type != PolicyMetadata || !p.appliesTo(caller.URN) || !slices.Contains(p.Privileges, PrivEditEntity) {
 			return
 		}
-		may = may || p.coversSomeOf(entityType)
+		some = some || p.coversSomeOf(entityType)
 		every = every || p.coversEveryOf(entityType)
 	})
-	if may {
+	if entityType == "" {
+		// A Rest.li write may name any entity: users, or anything else.
+		some, every = some || mayUsers, every && mayUsers
+	}
+	if some {
 		return every, nil
 	}
 	what := "any entity"
@@ -45,16 +65,6 @@ func (s *Service) MayWrite(ctx context.Context, entityType string) (every bool, 
 		what = "any " + Truncate(entityType, 100) + " entity"
 	}
 	return false, Errorf(EUNAUTHORIZED, "Unauthorized to write %s: EDIT_ENTITY on it is needed; the request's body was not read, and nothing was written", what)
-}
-
-// coversEveryOf says whether a METADATA policy covers every entity of
-// entityType ("" for every type).
-func (p Policy) coversEveryOf(entityType string) bool {
-	r := p.Resources
-	if r == nil || r.AllResources {
-		return true
-	}
-	return len(r.Resources) == 0 && (r.Type == "" || (entityType != "" && r.Type == entityType))
 }
 
 // coversSomeOf says whether a METADATA policy covers some entity of
@@ -76,8 +86,8 @@ func (p Policy) coversSomeOf(entityType string) bool {
 	return true
 }
 
-// AuthorizeWrite refuses a write of the entity rawURN by a caller who may
-// not write it (EDIT_ENTITY), or names no entity.
+// AuthorizeWrite refuses a write of the entity rawURN by a caller who
+// could not write it (writePrivileges, for an update), or names no entity.
 func (s *Service) AuthorizeWrite(ctx context.Context, rawURN string) error {
 	urn, err := ParseURN(rawURN)
 	if err != nil {
@@ -87,12 +97,15 @@ func (s *Service) AuthorizeWrite(ctx context.Context, rawURN string) error {
 	if err != nil {
 		return err
 	}
-	ok, err := s.can(ctx, caller, urn, PrivEditEntity)
-	if err != nil {
-		return err
+	return s.requireWrite(ctx, caller, []URN{urn}, writeUpdate)
+}
+
+// coversEveryOf says whether a METADATA policy covers every entity of
+// entityType ("" for every type).
+func (p Policy) coversEveryOf(entityType string) bool {
+	r := p.Resources
+	if r == nil || r.AllResources {
+		return true
 	}
-	if !ok {
-		return Errorf(EUNAUTHORIZED, "Unauthorized to write %s: EDIT_ENTITY on it is needed; nothing was written", urn)
-	}
-	return nil
+	return len(r.Resources) == 0 && (r.Type == "" || (entityType != "" && r.Type == entityType))
 }

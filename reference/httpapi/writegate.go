@@ -37,11 +37,15 @@ const (
 	restliProposal
 	// restliBatch: {"proposals": [{"entityUrn": ..., ...}, ...], ...}.
 	restliBatch
+	// restliSnapshot: {"entity": {"value": {"<snapshot class>": {"urn":
+	// ..., "aspects": [...]}}}, ...}, the ingest action (emit_mce).
+	restliSnapshot
 )
 
 // urnKey is the key naming an entity's URN in the shape.
 func (s writeShape) urnKey() string {
-	if s == openAPIWrite {
+	switch s {
+	case openAPIWrite, restliSnapshot:
 		return "urn"
 	}
 	return "entityUrn"
@@ -317,6 +321,8 @@ func (g *gate) envelope() error {
 			err = g.entity()
 		case g.shape == restliBatch && strings.EqualFold(key, "proposals"):
 			err = g.list()
+		case g.shape == restliSnapshot && strings.EqualFold(key, "entity"):
+			err = g.snapshot()
 		default:
 			err = g.skipValue()
 		}
@@ -328,9 +334,44 @@ func (g *gate) envelope() error {
 	return g.delim('}')
 }
 
-// list follows a JSON list of entities.
+// snapshot follows {"value": {"<snapshot class>": {...}}}: each class's
+// object is an entity.
+func (g *gate) snapshot() error {
+	if err := g.delim('{'); err != nil {
+		return err
+	}
+	for g.dec.More() {
+		t, err := g.dec.Token()
+		if err != nil {
+			return g.fault(err)
+		}
+		if key, _ := t.(string); !strings.EqualFold(key, "value") {
+			if err := g.skipValue(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := g.delim('{'); err != nil {
+			return err
+		}
+		for g.dec.More() {
+			if _, err := g.dec.Token(); err != nil { // the snapshot's class
+				return g.fault(err)
+			}
+			if err := g.entity(); err != nil {
+				return err
+			}
+		}
+		if err := g.delim('}'); err != nil {
+			return err
+		}
+	}
+	return g.delim('}')
+}
+
+// list follows a JSON list of entities (null: none).
 func (g *gate) list() error {
-	if err := g.delim('['); err != nil {
+	if null, err := g.open('['); null || err != nil {
 		return err
 	}
 	for g.dec.More() {
@@ -342,13 +383,15 @@ func (g *gate) list() error {
 }
 
 // entity follows one entity (an OpenAPI entity, a Rest.li proposal),
-// authorizing it when its URN is read.
+// authorizing it when its URN is read. One without a URN (or null) is let
+// be: it names nothing to authorize, and the decoders or the service
+// refuse it.
 func (g *gate) entity() error {
 	g.body.capFrom(g.dec.InputOffset())
-	if err := g.delim('{'); err != nil {
+	if null, err := g.open('{'); null || err != nil {
 		return err
 	}
-	if g.shape != openAPIWrite {
+	if g.shape == restliProposal || g.shape == restliBatch {
 		if err := g.aspect(); err != nil { // a proposal is one aspect
 			return err
 		}
@@ -360,10 +403,16 @@ func (g *gate) entity() error {
 			return g.fault(err)
 		}
 		if key, _ := t.(string); !g.isURNKey(key) {
-			if g.shape == openAPIWrite {
+			switch {
+			case g.shape == openAPIWrite:
 				if err := g.aspect(); err != nil {
 					return err
 				}
+			case g.shape == restliSnapshot && strings.EqualFold(key, "aspects"):
+				if err := g.snapshotAspects(); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := g.skipValue(); err != nil {
 				return err
@@ -383,22 +432,53 @@ func (g *gate) entity() error {
 	if err := g.delim('}'); err != nil {
 		return err
 	}
-	g.body.capFrom(g.dec.InputOffset())
-	if !authorized {
-		return errNotFollowed // no URN: the decoder or the service says so
+	if authorized {
+		g.body.capFrom(g.dec.InputOffset())
 	}
 	return nil
 }
 
+// open takes the delimiter that opens the next value, or a null in its
+// place (null says so).
+func (g *gate) open(want json.Delim) (null bool, err error) {
+	t, err := g.dec.Token()
+	if err != nil {
+		return false, g.fault(err)
+	}
+	if t == nil {
+		return true, nil
+	}
+	if t != want {
+		return false, errNotFollowed
+	}
+	return false, nil
+}
+
+// snapshotAspects follows a snapshot's list of aspects, counting them.
+func (g *gate) snapshotAspects() error {
+	if err := g.delim('['); err != nil {
+		return err
+	}
+	for g.dec.More() {
+		if err := g.aspect(); err != nil {
+			return err
+		}
+		if err := g.skipValue(); err != nil {
+			return err
+		}
+	}
+	return g.delim(']')
+}
+
 // isURNKey says whether key names the entity's URN as the handlers'
-// decoders read it: "urn" exactly in an OpenAPI entity, "entityUrn" in
-// any case in a Rest.li proposal (encoding/json matches a struct's fields
-// so).
+// decoders read it: "urn" exactly in an OpenAPI entity, in any case in a
+// snapshot, "entityUrn" in any case in a Rest.li proposal (encoding/json
+// matches a struct's fields so).
 func (g *gate) isURNKey(key string) bool {
 	if g.shape == openAPIWrite {
 		return key == "urn"
 	}
-	return strings.EqualFold(key, "entityUrn")
+	return strings.EqualFold(key, g.shape.urnKey())
 }
 
 func (g *gate) skipValue() error {

@@ -32,7 +32,7 @@ func walkGate(shape writeShape, body string, allowed []string) (error, []string,
 // the first one refused stopping the read; what comes before a URN is
 // read only up to maxHeldUnauthorized; a write holds at most
 // maxWriteAspects aspects; a body the gate cannot follow is left to the
-// decoders.
+// decoders, and an entity that names none nothing to authorize.
 func TestWriteGate(t *testing.T) {
 	rest := strings.Repeat(`, {"urn": "c", "status": {"value": {}}}`, 5_000) + "]"
 	body := `[{"urn": "a", "status": {"value": {}}}, {"status": {"value": {}}, "urn": "b"}` + rest
@@ -60,6 +60,13 @@ func TestWriteGate(t *testing.T) {
 	if err, seen, _ := walkGate(restliBatch, batch, nil); err != nil || !slices.Equal(seen, []string{"x", "y"}) {
 		t.Errorf("a Rest.li batch: %v, authorized %q; want x (its key in any case, as encoding/json reads it) and y", err, seen)
 	}
+	snapshot := `{"entity": {"value": {"com.linkedin.metadata.snapshot.DatasetSnapshot": {"aspects": [{"a": {}}, {"b": {}}], "urn": "s"}}}, "systemMetadata": {}}`
+	if err, seen, _ := walkGate(restliSnapshot, snapshot, nil); err != nil || !slices.Equal(seen, []string{"s"}) {
+		t.Errorf("a snapshot: %v, authorized %q", err, seen)
+	}
+	if err, _, _ := walkGate(restliSnapshot, snapshot, []string{"t"}); !errors.As(err, new(refused)) {
+		t.Errorf("a snapshot of an entity not the caller's: %v", err)
+	}
 	single := `{"proposal": {"entityUrn": "x"}, "proposal": {"entityUrn": "y"}}`
 	if err, seen, _ := walkGate(restliProposal, single, []string{"x"}); !errors.As(err, new(refused)) || !slices.Equal(seen, []string{"x", "y"}) {
 		t.Errorf("a proposal given twice: %v, %q; want the second refused too (the decoder keeps the last)", err, seen)
@@ -83,12 +90,24 @@ func TestWriteGate(t *testing.T) {
 		body  string
 	}{
 		{openAPIWrite, `{"urn": "u"}`}, {openAPIWrite, `[{"urn": 7}]`}, {openAPIWrite, `["text"]`},
-		{openAPIWrite, `[{"a": {"value": {}}}]`}, {openAPIWrite, `[{"urn": "u"}] x`}, {openAPIWrite, `[{"urn": "u"`},
-		{restliProposal, `{"proposal": null}`}, {restliBatch, `{"proposals": {}}`},
-		{restliBatch, `{"proposals": [{"aspect": {}}]}`}, {restliProposal, `nope`},
+		{openAPIWrite, `[{"urn": "u"}] x`}, {openAPIWrite, `[{"urn": "u"`},
+		{restliBatch, `{"proposals": {}}`}, {restliProposal, `nope`},
 	} {
 		if err, _, _ := walkGate(c.shape, c.body, nil); !errors.Is(err, errNotFollowed) {
 			t.Errorf("%s: %v; want it left to the decoder", c.body, err)
+		}
+	}
+	// Entities that name none: nothing to authorize, and the decoders or
+	// the service refuse them; what follows is followed.
+	for _, c := range []struct {
+		shape writeShape
+		body  string
+	}{
+		{openAPIWrite, `[{"a": {"value": {}}}, null, {"urn": "x"}]`}, {restliProposal, `{"proposal": null, "proposal": {"entityUrn": "x"}}`},
+		{restliBatch, `{"proposals": [{"aspect": {}}, {"entityUrn": "x"}]}`}, {restliBatch, `{"proposals": null}`},
+	} {
+		if err, seen, _ := walkGate(c.shape, c.body, []string{}); !errors.As(err, new(refused)) && strings.Contains(c.body, `"x"`) {
+			t.Errorf("%s: %v, authorized %q; want x refused", c.body, err, seen)
 		}
 	}
 }
@@ -122,9 +141,16 @@ func FuzzWriteGate(f *testing.F) {
 		f.Add(byte(0), []byte(s))
 		f.Add(byte(1), []byte(s))
 		f.Add(byte(2), []byte(s))
+		f.Add(byte(3), []byte(s))
+	}
+	for _, s := range []string{
+		`{"entity": {"value": {"com.linkedin.metadata.snapshot.DatasetSnapshot": {"urn": "a", "aspects": [{"x": {}}]}}}}`,
+		`{"entity": {"value": {"A": {"URN": "a"}, "B": {"urn": "b"}}}, "Entity": {"Value": {"C": {"Urn": "c"}}}}`,
+	} {
+		f.Add(byte(3), []byte(s))
 	}
 	f.Fuzz(func(t *testing.T, which byte, body []byte) {
-		shape := writeShape(which % 3)
+		shape := writeShape(which % 4)
 		err, seen, read := walkGate(shape, string(body), nil)
 		if errors.As(err, new(refused)) || errors.Is(err, errHeldTooMuch) {
 			return
@@ -151,6 +177,12 @@ func FuzzWriteGate(f *testing.F) {
 				return
 			}
 			urns = append(urns, p.EntityURN)
+		case restliSnapshot:
+			_, urn, _, derr := decodeSnapshot(body)
+			if derr != nil {
+				return
+			}
+			urns = append(urns, urn)
 		case restliBatch:
 			var req struct {
 				Proposals *[]reference.Proposal `json:"proposals"`
@@ -163,7 +195,8 @@ func FuzzWriteGate(f *testing.F) {
 			}
 		}
 		for _, u := range urns {
-			if !slices.Contains(seen, u) && (err == nil || u != "") {
+			// No URN at all is never written: the service refuses it.
+			if !slices.Contains(seen, u) && u != "" {
 				t.Fatalf("the decoder writes %q, which the gate did not authorize (gate: %v)", u, err)
 			}
 		}
