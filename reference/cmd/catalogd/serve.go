@@ -26,8 +26,8 @@ import (
 
 // defaultGCPercent is serve's GOGC unless the environment sets one, and
 // busyGCPercent its GOGC while requests hold megabytes (issue 29): a 15 MB
-// write holds some 75 MB live, which at 400 grew to 300 MB resident before
-// the collector ran, and stays under 160 MB at 50.
+// write of 9,500 aspects peaked at 309 MB resident at 400, at some 120 MB
+// at 50.
 const (
 	defaultGCPercent = 400
 	busyGCPercent    = 50
