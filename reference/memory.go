@@ -151,6 +151,7 @@ type Memory struct {
 	read      atomic.Int64
 	held      atomic.Int64
 	reserved  atomic.Int64
+	prepaid   atomic.Int64
 	readOver  atomic.Bool
 }
 
@@ -228,7 +229,35 @@ func (m *Memory) Read(n int64) error {
 		m.readOver.Store(true)
 		return m.readRefusal()
 	}
-	return m.Hold(n)
+	for {
+		p := m.prepaid.Load()
+		if p <= 0 {
+			return m.Hold(n)
+		}
+		use := min(p, n)
+		if m.prepaid.CompareAndSwap(p, p-use) {
+			return m.Hold(n - use)
+		}
+	}
+}
+
+// Prepay holds n bytes a read is about to make, before it starts, so that
+// a request the bound cannot serve is refused before the store does the
+// work; the read's bytes count against it first.
+func (m *Memory) Prepay(n int64) error {
+	if m == nil || m.pool == nil || n <= 0 {
+		return nil
+	}
+	if err := m.Hold(n); err != nil {
+		return err
+	}
+	m.prepaid.Add(n)
+	return nil
+}
+
+// Prepay is Memory.Prepay on the account of ctx's request.
+func Prepay(ctx context.Context, n int) error {
+	return MemoryFromContext(ctx).Prepay(int64(n))
 }
 
 func (m *Memory) readRefusal() error {

@@ -49,6 +49,32 @@ func TestMemoryPool(t *testing.T) {
 	}
 }
 
+// TestPrepay: bytes held before a read are what the read's bytes count
+// against first; a request the pool cannot serve is refused before it
+// reads.
+func TestPrepay(t *testing.T) {
+	pool := NewMemoryPool(8 << 20)
+	m := pool.Open(0)
+	ctx := NewContextWithMemory(context.Background(), m)
+	if err := Prepay(ctx, 4<<20); err != nil || pool.Used() != 3<<20 {
+		t.Fatalf("prepaying 4 MiB: %v, the pool lends %d; want 3 MiB (the first is free)", err, pool.Used())
+	}
+	if err := ChargeRead(Metered(ctx), 4<<20); err != nil || pool.Used() != 3<<20 {
+		t.Fatalf("reading what was prepaid: %v, the pool lends %d; want it unchanged", err, pool.Used())
+	}
+	if err := ChargeRead(Metered(ctx), 1<<20); err != nil || pool.Used() != 4<<20 {
+		t.Fatalf("reading a MiB more: %v, the pool lends %d", err, pool.Used())
+	}
+	other := pool.Open(0)
+	if err := other.Prepay(8 << 20); !errors.Is(err, ErrBusy) || other.prepaid.Load() != 0 {
+		t.Fatalf("prepaying more than is left: %v; want ErrBusy and nothing prepaid", err)
+	}
+	m.Close()
+	if pool.Used() != 0 {
+		t.Errorf("the pool lends %d after the request ended", pool.Used())
+	}
+}
+
 // TestMemoryPoolHolders: at most maxHolders requests hold memory from the
 // pool at once (two per core, at least four): the next is refused, and
 // let in once one of them ends; requests within their free bytes are not

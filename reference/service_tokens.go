@@ -111,6 +111,11 @@ func (s *Service) MintAccessToken(ctx context.Context, in CreateAccessTokenInput
 	return s.mint(ctx, Actor{URN: target}, target, in)
 }
 
+// maxTokenRecordBytes is about the most a token's record holds as stored
+// JSON: a name of 256 bytes and a description of 2,048, each byte a
+// control character JSON writes in six, its two URNs and dates.
+const maxTokenRecordBytes = 16 << 10
+
 func (s *Service) mint(ctx context.Context, owner Actor, target URN, in CreateAccessTokenInput) (string, AccessTokenInfo, error) {
 	if in.Name == "" {
 		return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "token name must not be empty")
@@ -230,6 +235,13 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	}
 	start, count, err := page(in.Start, in.Count)
 	if err != nil {
+		return nil, 0, err
+	}
+	// A token record is bounded (its name and description), so a page's
+	// bytes are known before it is read: held first, so that a request
+	// the bound on bytes in flight cannot serve is refused before the
+	// store does the work (issue 29).
+	if err := Prepay(ctx, count*maxTokenRecordBytes); err != nil {
 		return nil, 0, err
 	}
 	aspects, total, err := s.store.ListAspects(Metered(ctx), Filter{

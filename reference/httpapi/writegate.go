@@ -60,11 +60,16 @@ const maxHeldUnauthorized = 1 << 20
 // What a write holds while it is decoded, checked and written, for the
 // bound on bytes in flight: writeHoldFactor times its body, and
 // writeAspectHold for each aspect (measured: a 15 MB body of 9,500 aspects
-// holds some 75 MB live at its peak, one of 10,000 tiny ones some 40 MB;
-// BENCHMARKS.md).
+// holds some 65 MB live at its peak; BENCHMARKS.md). It is held before the
+// body is read, its aspects reckoned at one per writeAspectEstimate bytes
+// of it (at most maxWriteAspects), so that a write the bound cannot serve
+// is refused before it holds anything, and one it admits holds no more
+// later; a body of smaller aspects holds for the rest as the gate counts
+// them.
 const (
-	writeHoldFactor = 4
-	writeAspectHold = 2 << 10
+	writeHoldFactor     = 3
+	writeAspectHold     = 2 << 10
+	writeAspectEstimate = 512
 )
 
 // maxWriteAspects bounds the aspects of one write: what a write holds
@@ -107,15 +112,18 @@ func (s *Server) readWrite(w http.ResponseWriter, r *http.Request, shape writeSh
 		size = ingestBody
 	}
 	memory := reference.MemoryFromContext(ctx)
-	if err := memory.Hold(size * writeHoldFactor); err != nil {
+	reckoned := min(size/writeAspectEstimate, maxWriteAspects)
+	if err := memory.Hold(size*writeHoldFactor + reckoned*writeAspectHold); err != nil {
 		fail(err)
 		return nil, false
 	}
 	// The URL and the caller may say enough (every): every entity the
 	// body can name is theirs to write, and the gate only counts them.
 	body := &gatedBody{r: r.Body, limit: -1, trusted: every}
-	body.buf.Grow(int(size))
-	g := &gate{dec: json.NewDecoder(body), body: body, shape: shape, memory: memory,
+	if r.ContentLength > 0 {
+		body.buf.Grow(int(size))
+	}
+	g := &gate{dec: json.NewDecoder(body), body: body, shape: shape, memory: memory, reckoned: int(reckoned),
 		authorize: func(urn string) error {
 			if every {
 				return nil
@@ -236,6 +244,7 @@ type gate struct {
 	authorize func(urn string) error
 	memory    *reference.Memory // what the request holds
 	aspects   int               // counted so far
+	reckoned  int               // aspects already held for
 }
 
 // aspect counts one more aspect of the write, against maxWriteAspects and
@@ -244,7 +253,7 @@ func (g *gate) aspect() error {
 	if g.aspects++; g.aspects > maxWriteAspects {
 		return errTooMany
 	}
-	if g.aspects%256 == 0 {
+	if g.aspects > g.reckoned && (g.aspects-g.reckoned)%256 == 0 {
 		if err := g.memory.Hold(256 * writeAspectHold); err != nil {
 			return refused{err}
 		}

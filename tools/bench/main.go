@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -201,7 +202,7 @@ func run(ctx context.Context, o options) error {
 	}
 	fmt.Printf("Machine: %d cores (GOMAXPROCS %d), %s/%s, %s; PostgreSQL from %s (%s), on the same machine; catalogd cache %s.\n",
 		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), db.Source, durability, map[bool]string{true: "off", false: "on"}[o.cacheOff])
-	fmt.Printf("Command: `make bench` (go run ./tools/bench -duration %s -connections %d); whole run %s.\n\n", o.duration, o.connections, time.Since(started).Round(time.Second))
+	fmt.Printf("Command: `go run ./tools/bench %s` (make bench: BENCH_ARGS); whole run %s.\n\n", strings.Join(os.Args[1:], " "), time.Since(started).Round(time.Second))
 	if len(rows) > 0 {
 		fmt.Println("| measure | result | goal |")
 		fmt.Println("|---|---|---|")
