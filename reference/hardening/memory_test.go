@@ -525,7 +525,7 @@ func TestTwentyOfEachAtOnce(t *testing.T) {
 // kilobyte and a half, and one of a single 15 MB aspect); a write of more
 // aspects than one write may hold is refused (413) and nothing of it
 // written. Before, a 16 MB body of 160,000 tiny aspects was taken and
-// peaked at 577 MB, and the 15 MB one at 268 to 307 MB.
+// peaked at 577 MB, and the write of 9,500 aspects at 314 MB.
 func TestLargestWrites(t *testing.T) {
 	db, _ := database(t, false)
 	var mid bytes.Buffer
