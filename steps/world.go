@@ -85,6 +85,7 @@ type world struct {
 	securityState              // security.go
 	paged         *pagedTokens // token_requests.go
 	shots         int          // screenshots taken of failing steps
+	worldTrace                 // trace.go: what the scenario recorded in the run's journal
 
 	cleanups []cleanup
 }
@@ -176,6 +177,7 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 				fmt.Fprintf(os.Stderr, "catalogspec: %s\n", w.masked(w.windowErr.Error()))
 			}
 		}
+		w.finishTrace(w.windowErr)
 		return ctx, godog.ErrSkip
 	}
 	w.started = time.Now() // the time it waited to start is not its own
@@ -201,6 +203,7 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 			cleanupErr = errors.Join(cleanupErr, w.windowErr)
 		}
 	}
+	w.finishTrace(cleanupErr)
 	o := w.outcome(err, cleanupErr)
 	s.Results.Record(o)
 	if s.FailFast && o.Status == runner.StatusFailed && s.Sched != nil {
@@ -246,6 +249,8 @@ func (s *suite) afterStep(ctx context.Context, _ *godog.Step, _ godog.StepResult
 // cleanUp runs the cleanups in reverse order, all of them, and reports
 // those that failed.
 func (w *world) cleanUp() error {
+	w.cleaning = true
+	defer func() { w.cleaning = false }()
 	var errs []string
 	for i := len(w.cleanups) - 1; i >= 0; i-- {
 		c := w.cleanups[i]

@@ -3,6 +3,7 @@
 // and GraphQL documents built in: no repository or Go toolchain needed.
 //
 //	catalogspec run [flags]    run the suite (exit 0 conformant, 1 not, 2 harness or configuration error)
+//	catalogspec cleanup [flags] put back what runs that died left on a target
 //	catalogspec list [--json]  the scenarios, with ids, levels and capabilities
 //	catalogspec version        the suite's version and the spec's
 package main
@@ -15,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -31,6 +33,7 @@ const usage = `catalogspec checks a DataHub-compatible metadata service against 
 
 Usage:
   catalogspec run [flags]     run the suite against a target
+  catalogspec cleanup [flags] put back what runs of the suite that died left on a target
   catalogspec list [--json]   list the scenarios with their ids, levels and capabilities
   catalogspec version         print the suite's version and the spec's
 
@@ -40,6 +43,11 @@ reference service (it needs a built catalogd, CATALOGSPEC_CATALOGD, and
 PostgreSQL). Exit status of run: 0 conformant, 1 a failure at or above the
 fail-on level (or a stale baseline entry), 2 the harness or its configuration
 is wrong and nothing was judged.
+
+A run leaves the target as it found it: it removes what it made and puts
+back what it changed, and records both on the target first, so that the next
+run, or "catalogspec cleanup", puts back what a run that was killed left. One
+run at a time holds a target: another waits (--wait) or refuses with exit 2.
 
 Run "catalogspec run --help" for the flags.
 `
@@ -67,7 +75,12 @@ var runFlags = []struct{ name, env, usage string }{
 	{"catalogd", "CATALOGSPEC_CATALOGD", "a built catalogd, for running the reference"},
 	{"reference-lag", "CATALOGSPEC_REFERENCE_LAG", "start the reference lagging as DataHub does, for conformance testing: datahub (policies refreshed every 120s, lists 4s behind), or <policy refresh>[,<search lag>] such as 3s,1s (default: immediate)"},
 	{"browser", "CATALOGSPEC_BROWSER", "the Chromium the @ui scenarios drive, headless (default chromium on PATH)"},
+	{"wait", "CATALOGSPEC_WAIT", "how long to wait for another run that holds the target, e.g. 10m (default 0: refuse at once, exit 2)"},
+	{"lease", "CATALOGSPEC_LEASE", "how long the run's hold on the target lasts unless renewed (every third of it); a run killed is found dead this long after (default 30s)"},
 }
+
+// cleanupFlags are the flags of cleanup: the target's, and the wait.
+var cleanupFlags = []string{"gms-url", "frontend-url", "admin-token-file", "noauth-gms-url", "noauth-frontend-url", "wait", "lease"}
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
@@ -89,55 +102,30 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return list(args[1:], stdout, stderr)
 	case "run":
 		return runSuite(args[1:], stdout, stderr, getenv)
+	case "cleanup":
+		return cleanup(args[1:], stdout, stderr, getenv)
 	}
 	fmt.Fprintf(stderr, "catalogspec: unknown command %q\n\n%s", args[0], usage)
 	return runner.ExitConfig
 }
 
+const runHelp = `Usage: catalogspec run [flags]
+
+Runs the suite against the target and leaves it as it found it. Before it
+changes anything, the run takes the target: it makes the tag catalogspec-lock
+there, renewed every third of its lease while it runs. When another run holds
+the target, this one refuses at once with exit 2 and one line naming that run,
+unless --wait gives it time to wait for it. A run that was killed is found
+dead once its lease runs out: the next run (or catalogspec cleanup) puts back
+what it changed and removes what it made, and says so in one line.
+
+Flags (each has the environment variable in brackets):
+`
+
 func runSuite(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	fs := flag.NewFlagSet("catalogspec run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	values := map[string]*string{}
-	for _, f := range runFlags {
-		u := f.usage
-		if f.env != "" {
-			u += " [" + f.env + "]"
-		}
-		values[f.name] = fs.String(f.name, "", u)
-	}
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: catalogspec run [flags]\n\nFlags (each has the environment variable in brackets):")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return runner.ExitConfig
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "catalogspec run takes no arguments, got %q (flags come as --name value)\n", fs.Args())
-		return runner.ExitConfig
-	}
-	overrides := map[string]string{}
-	for _, f := range runFlags {
-		if v := *values[f.name]; v != "" && f.env != "" {
-			overrides[f.env] = v
-		}
-	}
-	if path := *values["admin-token-file"]; path != "" {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "catalogspec: --admin-token-file: %v\n", err)
-			return runner.ExitConfig
-		}
-		overrides["CATALOGSPEC_ADMIN_TOKEN"] = strings.TrimSpace(string(b))
-	}
-	env := func(k string) string {
-		if v, ok := overrides[k]; ok {
-			return v
-		}
-		return getenv(k)
+	env, code, ok := parseFlags("run", runHelp, runFlagNames(), args, stderr, getenv)
+	if !ok {
+		return code
 	}
 	cfg, err := runner.ConfigFromEnv(env)
 	if err != nil {
@@ -146,6 +134,95 @@ func runSuite(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	}
 	cfg.Stdout = stdout
 	return runner.Run(context.Background(), cfg, steps.New())
+}
+
+const cleanupHelp = `Usage: catalogspec cleanup [flags]
+
+Puts back what runs of the suite that were killed left on the target: it
+removes what their journals (tags on the target) say they made, and puts back
+what they changed where it is still as they set it; it says what it did in one
+line. A run that is alive is never touched: cleanup refuses with exit 2, or
+waits for it with --wait. Exit status: 0 done (or nothing to do), 1 something
+could not be removed or put back (named), 2 a live run holds the target or the
+configuration is wrong. It needs the target and the admin token, as run does.
+
+Flags (each has the environment variable in brackets):
+`
+
+func cleanup(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	env, code, ok := parseFlags("cleanup", cleanupHelp, cleanupFlags, args, stderr, getenv)
+	if !ok {
+		return code
+	}
+	cfg, err := runner.ConfigFromEnv(env)
+	if err != nil {
+		fmt.Fprintf(stdout, "catalogspec: %v\n", err)
+		return runner.ExitConfig
+	}
+	cfg.Stdout = stdout
+	return runner.Cleanup(context.Background(), cfg, steps.New())
+}
+
+func runFlagNames() []string {
+	names := make([]string, len(runFlags))
+	for i, f := range runFlags {
+		names[i] = f.name
+	}
+	return names
+}
+
+// parseFlags parses the flags names of a command, and returns the
+// environment they and getenv make; ok false means stop with code.
+func parseFlags(cmd, help string, names []string, args []string, stderr io.Writer, getenv func(string) string) (env func(string) string, code int, ok bool) {
+	fs := flag.NewFlagSet("catalogspec "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	values := map[string]*string{}
+	envOf := map[string]string{}
+	for _, f := range runFlags {
+		if !slices.Contains(names, f.name) {
+			continue
+		}
+		u := f.usage
+		if f.env != "" {
+			u += " [" + f.env + "]"
+		}
+		values[f.name] = fs.String(f.name, "", u)
+		envOf[f.name] = f.env
+	}
+	fs.Usage = func() {
+		fmt.Fprint(stderr, help)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0, false
+		}
+		return nil, runner.ExitConfig, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "catalogspec %s takes no arguments, got %q (flags come as --name value)\n", cmd, fs.Args())
+		return nil, runner.ExitConfig, false
+	}
+	overrides := map[string]string{}
+	for name, v := range values {
+		if *v != "" && envOf[name] != "" {
+			overrides[envOf[name]] = *v
+		}
+	}
+	if v := values["admin-token-file"]; v != nil && *v != "" {
+		b, err := os.ReadFile(*v)
+		if err != nil {
+			fmt.Fprintf(stderr, "catalogspec: --admin-token-file: %v\n", err)
+			return nil, runner.ExitConfig, false
+		}
+		overrides["CATALOGSPEC_ADMIN_TOKEN"] = strings.TrimSpace(string(b))
+	}
+	return func(k string) string {
+		if v, ok := overrides[k]; ok {
+			return v
+		}
+		return getenv(k)
+	}, 0, true
 }
 
 func list(args []string, stdout, stderr io.Writer) int {
