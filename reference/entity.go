@@ -127,6 +127,9 @@ func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
 	if err != nil {
 		return URN{}, err
 	}
+	if err := s.judgeUserStatusWrites(ctx, caller, []checkedProposal{c}); err != nil {
+		return URN{}, err
+	}
 	urn := c.urn
 	a := Aspect{URN: urn, Name: c.aspect, Value: c.value, CreatedAt: s.cfg.Now(), CreatedBy: caller.URN.String()}
 	keyName, keyValue, hasKey := keyAspect(urn)

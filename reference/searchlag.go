@@ -100,30 +100,56 @@ func (s *SearchLag) Version(entityType string) (uint64, bool) {
 // DeleteEntity deletes urn, keeping a tombstone of a search-backed entity
 // first, so that listings go on showing it for the lag.
 func (s *SearchLag) DeleteEntity(ctx context.Context, urn URN) (bool, error) {
+	if err := s.keepTombstone(ctx, urn); err != nil {
+		return false, err
+	}
+	return s.Store.DeleteEntity(ctx, urn)
+}
+
+// keepTombstone keeps what a search-backed entity holds, when it holds
+// anything, as its tombstone.
+func (s *SearchLag) keepTombstone(ctx context.Context, urn URN) error {
 	key, indexed := searchKeys[urn.EntityType]
 	if !indexed {
-		return s.Store.DeleteEntity(ctx, urn)
+		return nil
 	}
 	aspects, err := s.Store.Aspects(ctx, urn)
+	if err != nil || len(aspects) == 0 {
+		return err
+	}
+	t := tombstone{EntityType: urn.EntityType, URN: urn.String(), DeletedAt: s.now().UnixMilli()}
+	for _, a := range aspects {
+		t.Aspects = append(t.Aspects, tombstoneAspect{Name: a.Name, Value: a.Value, CreatedAt: a.CreatedAt.UnixMilli()})
+	}
+	t.MadeAt = madeAt(aspects, key).UnixMilli()
+	value, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	stone := Aspect{URN: tombstoneURN(urn), Name: aspectTombstone, Value: value, CreatedAt: s.now(), CreatedBy: SystemUser.String()}
+	return s.Store.UpsertAspect(ctx, stone)
+}
+
+// RemoveUser keeps tombstones of the user and of the tokens that act as
+// them, as DeleteEntity does, then removes them all in the store's one
+// transaction. (A tombstone for something the removal then finds gone is
+// harmless: it lists what the index held.)
+func (s *SearchLag) RemoveUser(ctx context.Context, user URN) (bool, error) {
+	tokens, _, err := s.Store.ListAspects(ctx, Filter{EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
+		Where: map[string][]string{"actorUrn": {user.String()}}})
 	if err != nil {
 		return false, err
 	}
-	if len(aspects) > 0 {
-		t := tombstone{EntityType: urn.EntityType, URN: urn.String(), DeletedAt: s.now().UnixMilli()}
-		for _, a := range aspects {
-			t.Aspects = append(t.Aspects, tombstoneAspect{Name: a.Name, Value: a.Value, CreatedAt: a.CreatedAt.UnixMilli()})
-		}
-		t.MadeAt = madeAt(aspects, key).UnixMilli()
-		value, err := json.Marshal(t)
-		if err != nil {
-			return false, err
-		}
-		stone := Aspect{URN: tombstoneURN(urn), Name: aspectTombstone, Value: value, CreatedAt: s.now(), CreatedBy: SystemUser.String()}
-		if err := s.Store.UpsertAspect(ctx, stone); err != nil {
+	gone := []URN{user}
+	for _, t := range tokens {
+		gone = append(gone, t.URN)
+	}
+	for _, urn := range gone {
+		if err := s.keepTombstone(ctx, urn); err != nil {
 			return false, err
 		}
 	}
-	return s.Store.DeleteEntity(ctx, urn)
+	return s.Store.RemoveUser(ctx, user)
 }
 
 func tombstoneURN(urn URN) URN { return URN{EntityType: entityTombstone, ID: urn.String()} }

@@ -312,6 +312,9 @@ func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
 			return Errorf(EUNAUTHORIZED, "Unauthorized to write %s: EDIT_ENTITY on it is needed, and nothing of the batch was written", urn)
 		}
 	}
+	if err := s.judgeUserStatusWrites(ctx, caller, checked); err != nil {
+		return err
+	}
 	now := s.cfg.Now()
 	var upserts []Aspect
 	at := map[[2]string]int{}

@@ -32,6 +32,14 @@ func (s *Service) CreateAccessToken(ctx context.Context, in CreateAccessTokenInp
 	if err != nil {
 		return "", AccessTokenInfo{}, err
 	}
+	if !s.cfg.AuthEnabled {
+		// Anyone may call the API as anyone while authentication is off,
+		// and a token made then works once it is on (or at once, on an
+		// instance that shares the database with it on): making one takes
+		// what the operator's `catalogd token create` takes, access to the
+		// database.
+		return "", AccessTokenInfo{}, Errorf(EUNAUTHORIZED, "With authentication off (METADATA_SERVICE_AUTH_ENABLED=false) no access token is made through the API: it would work once authentication is on. The operator mints one with `catalogd token create`.")
+	}
 	target, err := ParseURN(in.ActorURN)
 	if err != nil {
 		return "", AccessTokenInfo{}, err
@@ -146,7 +154,12 @@ func (s *Service) mint(ctx context.Context, owner Actor, target URN, in CreateAc
 	if err != nil {
 		return "", AccessTokenInfo{}, err
 	}
-	if err := s.store.CreateEntity(ctx, []Aspect{key, body}); err != nil {
+	// Made only while the user exists: a removal of the user under way
+	// either waits for it and ends it, or leaves no user to make it for.
+	if err := s.store.CreateUserEntity(ctx, target, []Aspect{key, body}); err != nil {
+		if isNotFound(err) {
+			return "", AccessTokenInfo{}, Errorf(EBADREQUEST, "actor %s does not exist", target)
+		}
 		return "", AccessTokenInfo{}, err
 	}
 	return raw, info, nil

@@ -72,4 +72,6 @@ type Store interface {
 	Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error)
 	// SessionStore keeps browser sessions (session.go).
 	SessionStore
+	// UserStore keeps what is bound to a user's existence (removal.go).
+	UserStore
 }

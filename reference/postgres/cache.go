@@ -291,6 +291,30 @@ func (c *Cache) DeleteEntity(ctx context.Context, urn reference.URN) (bool, erro
 	return found, err
 }
 
+func (c *Cache) CreateUserEntity(ctx context.Context, user reference.URN, aspects []reference.Aspect) error {
+	err := c.DB.CreateUserEntity(ctx, user, aspects)
+	for _, a := range aspects {
+		c.invalidate(a.URN)
+	}
+	return err
+}
+
+func (c *Cache) ReplaceAspectIf(ctx context.Context, a reference.Aspect, field, want string) (bool, error) {
+	ok, err := c.DB.ReplaceAspectIf(ctx, a, field, want)
+	c.invalidate(a.URN)
+	return ok, err
+}
+
+// RemoveUser changes users, tokens and policies it cannot name one by one:
+// the cache starts over (removals are rare), before the write returns.
+func (c *Cache) RemoveUser(ctx context.Context, user reference.URN) (bool, error) {
+	found, err := c.DB.RemoveUser(ctx, user)
+	c.mu.Lock()
+	c.forgetLocked()
+	c.mu.Unlock()
+	return found, err
+}
+
 // invalidate forgets what is cached of urn and of listings of its type. A
 // failed write invalidates too: it may have committed before the error.
 func (c *Cache) invalidate(urn reference.URN) {
