@@ -26,8 +26,11 @@ import (
 //     lease has run out by the clock of the run that finds it, and that does
 //     not change while that run watches it for half a lease more (so that
 //     clocks set apart cannot make a live run look dead), belongs to a run
-//     that died: the finder deletes it and makes its own, naming the dead run
-//     in it (inherits) until it has put back what the dead run left.
+//     that died: the finder writes its own over it, naming the dead run in it
+//     (inherits) until it has put back what the dead run left, so that the
+//     dead run's journal is never named by no lock. Whoever writes the lock
+//     reads it back a moment later (claim): of two runs that wrote it at
+//     once, the one whose write came last keeps it.
 //   - The journal is the tags catalogspec-journal-<run>-<page>, written by
 //     ingestion proposals (upserts of tagProperties). It holds what the run
 //     is about to make (a user, a dataset, a tag, a policy...) or change (a
