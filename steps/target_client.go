@@ -244,26 +244,25 @@ func (c *targetClient) removeUser(ctx context.Context, urn string) (removed bool
 // /openapi/v3/entity/{type}/{urn} (GenericEntitiesController.deleteEntity,
 // which calls EntityService.deleteUrn); removed says whether the target had
 // it: its entity path answered a snapshot with more than its key aspect.
+// The deletion is sent whatever that read answered; a URN the target
+// refuses as malformed (400, 422) names nothing it could hold.
 func (c *targetClient) deleteEntity(ctx context.Context, entityType, urn string) (removed bool, err error) {
 	status, b, err := c.do(ctx, http.MethodGet, c.gms+"/entities/"+url.PathEscape(urn), nil, nil)
 	if err != nil {
 		return false, err
 	}
-	switch {
-	case status == http.StatusNotFound:
-		return false, nil
-	case status != http.StatusOK:
-		return false, &remoteError{what: "reading " + urn, status: status, msg: truncate(string(b))}
-	}
-	had := moreThanKey(b)
+	had := status == http.StatusOK && moreThanKey(b)
 	status, b, err = c.do(ctx, http.MethodDelete, c.gms+"/openapi/v3/entity/"+entityType+"/"+url.PathEscape(urn), nil, nil)
 	if err != nil {
 		return false, err
 	}
-	if status >= 300 && status != http.StatusNotFound {
-		return false, &remoteError{what: "deleting " + urn + " (DELETE /openapi/v3/entity/" + entityType + ")", status: status, msg: truncate(string(b))}
+	switch {
+	case status < 300:
+		return had, nil
+	case status == http.StatusNotFound || status == http.StatusBadRequest || status == http.StatusUnprocessableEntity:
+		return false, nil
 	}
-	return had && status != http.StatusNotFound, nil
+	return false, &remoteError{what: "deleting " + urn + " (DELETE /openapi/v3/entity/" + entityType + ")", status: status, msg: truncate(string(b))}
 }
 
 // moreThanKey says whether an entity path's answer shows an aspect beside
