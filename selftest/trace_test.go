@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -153,6 +154,30 @@ func TestLeavesNoTrace(t *testing.T) {
 		}
 	})
 
+	t.Run("killed at a moment drawn at random, cleanup puts everything back", func(t *testing.T) {
+		// Everything but the browser and what cannot be undone, and tag-04,
+		// whose tag's URN the target chooses: it is recorded one request
+		// after it is made (docs/suite.md).
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		cmd := suite(ctx, "run", "CATALOGSPEC_TAGS=~@ui && ~@irreversible && ~@id:tag-04")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		after := time.Duration(300+rand.IntN(3700)) * time.Millisecond
+		time.Sleep(after)
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		t.Logf("killed %s after it started; the target differs in: %s", after, strings.Join(tgt.differences(before, tgt.snapshot(t), irreversible), "; "))
+		code, out := run(t, "cleanup", "CATALOGSPEC_WAIT=1m")
+		if code != 0 {
+			t.Fatalf("cleanup: exit %d, want 0:\n%s", code, out)
+		}
+		tgt.sameAs(t, before, tgt.snapshot(t), irreversible)
+	})
+
 	t.Run("two runs at once: both honest, the target clean", func(t *testing.T) {
 		// The token scenarios include those that switch off every user's
 		// token privilege: a run in the other's exclusive window would
@@ -193,7 +218,12 @@ func TestLeavesNoTrace(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		code, out := run(t, "run", tags, "CATALOGSPEC_DISABLE=ui")
+		// A journal whose run is alive is never touched: cleanup refuses.
+		code, out := run(t, "cleanup")
+		if code != 2 || !strings.Contains(out, "another run holds the target") {
+			t.Errorf("cleanup beside a live run: exit %d, want 2 and a line saying another run holds the target:\n%s", code, out)
+		}
+		code, out = run(t, "run", tags, "CATALOGSPEC_DISABLE=ui")
 		err := first.Wait()
 		if code != 2 || len(linesWith(out, "catalogspec: ")) == 0 || !strings.Contains(out, "another run") {
 			t.Errorf("the second run: exit %d, want 2 and a line saying another run holds the target:\n%s", code, out)
