@@ -49,6 +49,7 @@ var featureSteps = []stepFile{
 	{"openapi", registerOpenAPISteps},
 	{"password_reset", registerPasswordResetSteps},
 	{"policies", registerPoliciesSteps},
+	{"read_only_audit", registerReadOnlyAuditSteps},
 	{"replicas", registerReplicasSteps},
 	{"restli", registerRestLiSteps},
 	{"sign_in_api", registerSignInAPISteps},

@@ -219,8 +219,8 @@ func (w *world) atHere() string {
 // of the scenario (GET /logOut), before its people are removed: the
 // frontend keeps no session of the run's.
 func (w *world) noteSessions(u string, a *answer) {
-	if a == nil || a.header == nil || w.cleaning {
-		return
+	if a == nil || a.header == nil || w.cleaning || w.suite.ReadOnly {
+		return // a read-only audit opens no session, and signs none out
 	}
 	base, err := url.Parse(u)
 	if err != nil {

@@ -83,6 +83,7 @@ type world struct {
 	nativeState                // native_users.go
 	sdkState                   // sdk.go, restli.go, openapi.go
 	securityState              // security.go
+	auditState                 // read_only_audit.go
 	paged         *pagedTokens // token_requests.go
 	shots         int          // screenshots taken of failing steps
 	worldTrace                 // trace.go: what the scenario recorded in the run's journal

@@ -191,6 +191,9 @@ func graphqlOverHTTP(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
+		// A GraphQL answer is JSON, as every other answer of the tier
+		// (writeJSON): the browser must not guess another type.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		next.ServeHTTP(&graphqlStatusWriter{ResponseWriter: w}, r)
 	})))
 }
