@@ -121,6 +121,7 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	./reference:FuzzURN \
 	./reference:FuzzAspectName \
+	./reference:FuzzPatch \
 	./reference/jwt:FuzzTokenVerify \
 	./reference/httpapi:FuzzGraphQLRequest \
 	./reference/httpapi:FuzzProposal \

@@ -119,6 +119,13 @@ type GenericAspect struct {
 // IngestProposal upserts one aspect: the caller needs EDIT_ENTITY on the
 // entity. Policies and tokens cannot be written this way.
 func (s *Service) IngestProposal(ctx context.Context, p Proposal) (URN, error) {
+	if p.ChangeType == ChangePatch { // service_patch.go
+		urn, err := ParseURN(p.EntityURN)
+		if err != nil {
+			return URN{}, err
+		}
+		return urn, s.ingestWithPatches(ctx, []Proposal{p})
+	}
 	c, err := checkProposal(p)
 	if err != nil {
 		return URN{}, err

@@ -285,6 +285,9 @@ func (s *Service) EntitiesV3(ctx context.Context, entityType string, reqs []Enti
 // with the key aspect of each entity that has none. A later proposal for
 // the same aspect of the same entity wins.
 func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
+	if hasPatch(ps) { // service_patch.go
+		return s.ingestWithPatches(ctx, ps)
+	}
 	checked := make([]checkedProposal, len(ps))
 	for i, p := range ps {
 		c, err := checkProposal(p)

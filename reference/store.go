@@ -27,6 +27,10 @@ type Filter struct {
 	Contains   map[string]string
 	Start      int
 	Count      int
+	// Criteria are conditions beyond these (DataHub's filter conditions:
+	// ranges, prefixes, existence...), all of which must hold
+	// (criteria.go).
+	Criteria []Criterion
 	// Search marks a listing that DataHub serves from its search index,
 	// which lags behind writes (a token, policy or user list). A Store that
 	// models the lag (SearchLag) lists an entity only once the lag has
@@ -70,6 +74,16 @@ type Store interface {
 	// Secret returns the named secret, generating and storing it on first
 	// use; every replica sharing the database gets the same value.
 	Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error)
+	// UpdateAspects reads the named aspects (those stored) and writes what
+	// change makes of them, in one transaction that no other UpdateAspects
+	// of the same aspects overlaps, stored or not (mutate.go).
+	UpdateAspects(ctx context.Context, keys []AspectKey, change func(current []Aspect) (Change, error)) error
+	// ReferencingAspects returns the aspects that hold what one of the
+	// probes looks for, at most limit of them, in URN order (mutate.go).
+	ReferencingAspects(ctx context.Context, probes []ReferenceProbe, limit int) ([]Aspect, error)
+	// SearchEntities pages through the entities that match q, in URN
+	// order (search.go).
+	SearchEntities(ctx context.Context, q SearchQuery) (SearchPage, error)
 	// SessionStore keeps browser sessions (session.go).
 	SessionStore
 	// UserStore keeps what is bound to a user's existence (removal.go).

@@ -137,11 +137,12 @@ func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target
 			}
 		})
 	}
-	var token string
-	var tokenErr error
+	var token, expired string
+	var tokenErr, expiredErr error
 	wg.Go(func() { token, tokenErr = first.Token(h.ctx, RootUser, "catalogspec-admin", "ONE_DAY") })
+	wg.Go(func() { expired, expiredErr = first.ExpiredToken(h.ctx, RootUser, "catalogspec-expired") })
 	wg.Wait()
-	if err := errors.Join(tokenErr, noAuth.err, later.err, replica.err); err != nil {
+	if err := errors.Join(tokenErr, expiredErr, noAuth.err, later.err, replica.err); err != nil {
 		return nil, err
 	}
 	revoked, err := revokedToken(h.ctx, first, token)
@@ -151,6 +152,7 @@ func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target
 	return &Target{
 		AdminToken:     token,
 		RevokedToken:   revoked,
+		ExpiredToken:   expired,
 		NoAuthGMS:      noAuth.srv.GMS,
 		NoAuthFrontend: noAuth.srv.Frontend,
 		LaterGMS:       later.srv.GMS,

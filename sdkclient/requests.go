@@ -118,6 +118,17 @@ type MCP struct {
 	// LastObserved is systemMetadata.lastObserved in epoch milliseconds;
 	// ensure_has_system_metadata sets the time of sending when it is 0.
 	LastObserved int64
+	// Patch, for changeType PATCH, is the JSON Patch a patch builder made
+	// (patch.go); Aspect is then unused.
+	Patch []any
+}
+
+// aspectValue is the proposal's aspect as JSON text, and its content type.
+func (m MCP) aspectValue() Obj {
+	if m.changeType() == "PATCH" {
+		return Obj{{"value", string(Dumps(m.Patch))}, {"contentType", JSONPatchContentType}}
+	}
+	return Obj{{"value", string(Dumps(m.Aspect))}, {"contentType", "application/json"}}
 }
 
 func (m MCP) entityType() string {
@@ -161,7 +172,7 @@ func (m MCP) restliObj() Obj {
 		{"entityUrn", m.EntityURN},
 		{"changeType", m.changeType()},
 		{"aspectName", m.AspectName},
-		{"aspect", Obj{{"value", string(Dumps(m.Aspect))}, {"contentType", "application/json"}}},
+		{"aspect", m.aspectValue()},
 		{"systemMetadata", Obj{
 			{"lastObserved", m.lastObserved()},
 			{"runId", "no-run-id-provided"},
@@ -213,10 +224,15 @@ type OpenAPIRequest struct {
 // system metadata as SystemMetadataClass.to_obj() gives it (every field,
 // nulls included: it is not passed through pre_json_transform).
 func (m MCP) openAPIItem() Obj {
+	var value any = m.Aspect
+	if m.changeType() == "PATCH" {
+		// from_mcp undoes the double serialisation: {"patch": [...]}.
+		value = Obj{{"patch", m.Patch}}
+	}
 	return Obj{
 		{"urn", m.EntityURN},
 		{m.AspectName, Obj{
-			{"value", m.Aspect},
+			{"value", value},
 			{"systemMetadata", Obj{
 				{"lastObserved", m.lastObserved()},
 				{"runId", "no-run-id-provided"},
@@ -246,7 +262,7 @@ func OpenAPIWrite(m MCP, async bool) OpenAPIRequest {
 		return OpenAPIRequest{Method: http.MethodDelete, Path: "/openapi/v3/entity/" + m.entityType() + "/" + m.EntityURN, Body: []byte("[]")}
 	}
 	return OpenAPIRequest{
-		Method: http.MethodPost,
+		Method: patchMethod(m),
 		Path:   "/openapi/v3/entity/" + m.entityType() + "?async=" + asyncFlag(async),
 		Body:   Dumps([]Obj{m.openAPIItem()}),
 	}

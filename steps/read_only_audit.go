@@ -113,6 +113,19 @@ var auditPaths = func() []auditPath {
 				a.noEffect = nothingToCheck
 				return a
 			}},
+			auditPath{"hard deletion" + on, "deletion", func(w *world, c caller) *answer {
+				d := w.newDataset()
+				a := w.send(w.sdk(c), request{method: http.MethodPost, url: root(c) + sdkclient.DeleteEntityPath, body: sdkclient.DeleteEntityBody(d.urn),
+					mayWrite: "nothing: the dataset " + d.urn + " it would delete was never written"})
+				a.noEffect = nothingToCheck
+				return a
+			}},
+			auditPath{"a dry run of deleting references" + on, "deletion", func(w *world, c caller) *answer {
+				a := w.send(w.sdk(c), request{method: http.MethodPost, url: root(c) + sdkclient.DeleteReferencesPath,
+					body: sdkclient.DeleteReferencesBody(runner.RootUser, true), reads: true})
+				a.noEffect = nothingToCheck
+				return a
+			}},
 			auditPath{"ingestion over Rest.li" + on, "ingestion", func(w *world, c caller) *answer {
 				return w.probeIngestion(c, root(c), w.newDataset())
 			}},

@@ -28,7 +28,7 @@ const ingestBody = 16_000_000
 
 // bodyLimit is the bound of r's body.
 func bodyLimit(r *http.Request) int64 {
-	if r.Method != http.MethodPost {
+	if r.Method != http.MethodPost && r.Method != http.MethodPatch {
 		return maxBody
 	}
 	p := strings.TrimPrefix(r.URL.Path, "/api/gms")

@@ -177,6 +177,11 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 		args = append(args, field, f.Contains[field])
 		where += fmt.Sprintf(` AND strpos(lower(value ->> $%d), lower($%d)) > 0`, len(args)-1, len(args))
 	}
+	sa := &sqlArgs{list: args} // search.go
+	for _, c := range f.Criteria {
+		where += ` AND ` + criterionSQL(topLevelSet(c.Field, sa), c, sa)
+	}
+	args = sa.list
 	filterArgs := args[:len(args):len(args)] // the filter alone, for the count below
 	sql := `SELECT ` + aspectColumns + `, count(*) OVER ()` + where
 	sql += ` ORDER BY created_at DESC, urn`
