@@ -9,6 +9,8 @@
 #   make run           the reference on a local Postgres, for a person to try
 #   make generate      regenerate gqlgen code
 #   make check-generate  fail when regenerating would change anything
+#   make registry      regenerate reference/registry (DataHub's entity registry) from DataHub's source
+#   make check-registry  fail when reference/registry is not what DataHub's source gives
 #   make mutation      mutation testing: how much of the reference the suite pins down
 #   make fuzz          each fuzz target for FUZZTIME (default 30s); make test replays their corpora
 #   make bench         catalogd under load beside a bare handler, two replicas on one database,
@@ -23,7 +25,7 @@ REPORTS  := $(CURDIR)/reports
 
 export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
 
-.PHONY: all conformance conformance-lagging test unit selftest run build assets generate check-generate lint clean mutation fuzz bench replica-proof
+.PHONY: all conformance conformance-lagging test unit selftest run build assets generate check-generate registry check-registry lint clean mutation fuzz bench replica-proof
 
 all: test
 
@@ -81,7 +83,7 @@ selftest: assets
 	@mkdir -p $(REPORTS)
 	$(GO) test -count=1 -v -timeout 30m -run '^(TestSelftest|TestURLMode|TestAuditWritesNothing|TestAuditCatchesFaults|TestLeavesNoTrace)$$' ./selftest/
 
-test: assets lint unit selftest conformance conformance-lagging
+test: assets lint check-registry unit selftest conformance conformance-lagging
 
 run: build
 	$(CATALOGD) serve
@@ -91,6 +93,24 @@ generate:
 
 check-generate:
 	scripts/check-generate.sh
+
+# DataHub's entity registry, as the reference reads it (reference/registry):
+# written by tools/registrygen from DataHub's own source at the commit the
+# project follows, never by hand. DATAHUB_GIT is a clone (or bare
+# repository) of datahub-project/datahub holding that commit; this project's
+# machines keep one at the path below. Without one, check-registry says so
+# and checks nothing more than the unit tests do (TestRegistryIsDataHubs:
+# the two files are one run of the generator).
+DATAHUB_GIT ?= $(firstword $(wildcard /work/.mirror/TimSchlitzer+datahub/repo))
+
+registry:
+	@test -n "$(DATAHUB_GIT)" || { echo "registry: set DATAHUB_GIT to a clone of datahub-project/datahub"; exit 2; }
+	$(GO) run ./tools/registrygen -datahub "$(DATAHUB_GIT)" -out reference/registry
+
+check-registry:
+	@if [ -z "$(DATAHUB_GIT)" ]; then \
+	  echo "check-registry: skipped, no DataHub source (set DATAHUB_GIT to a clone of datahub-project/datahub)"; \
+	else $(GO) run ./tools/registrygen -check -datahub "$(DATAHUB_GIT)" -out reference/registry; fi
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

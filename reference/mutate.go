@@ -19,6 +19,9 @@ type Change struct {
 	Upserts []Aspect
 	Keys    []Aspect
 	Deletes []AspectKey
+	// Series are timeseries values written beside (replacing one of the
+	// same entity, aspect, time and partition).
+	Series []TimeseriesValue
 }
 
 // ReferenceProbe finds the aspects of one name whose value holds Contains

@@ -171,27 +171,14 @@ func decodeScroll(id string) (string, error) {
 	return after, nil
 }
 
-// KeyAspectOf is the key aspect of an entity type: the one of its aspects
-// whose record is a com.linkedin.metadata.key record.
+// KeyAspectOf is the key aspect of an entity type of DataHub's entity
+// registry (registry.go).
 func KeyAspectOf(entityType string) (string, bool) {
-	spec, ok := lookupEntity(entityType)
-	if !ok {
+	spec := lookupEntity(entityType)
+	if spec == nil {
 		return "", false
 	}
-	for name, class := range spec.aspects {
-		if strings.HasPrefix(class, "com.linkedin.metadata.key.") {
-			return name, true
-		}
-	}
-	return "", false
-}
-
-// lookupEntity is the one place the entity types are looked up by the
-// deletion, patch and search code: DataHub's entity registry as the
-// service knows it.
-func lookupEntity(entityType string) (entitySpec, bool) {
-	spec, ok := entities[entityType]
-	return spec, ok
+	return spec.keyAspect, true
 }
 
 // Search answers one page of a search. Any caller signed in may search, as

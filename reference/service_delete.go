@@ -43,44 +43,25 @@ func (s *Service) HardDelete(ctx context.Context, rawURN string, aspect *string,
 	case urn.EntityType == EntityPolicy, urn.EntityType == EntityAccessToken:
 		return nil, Errorf(EBADREQUEST, "a %s is not deleted here: %s", urn.EntityType, deletedBy(urn.EntityType))
 	}
+	out := &DeleteResult{URN: urn.String()}
+	if aspect != nil {
+		if !isTimeseries(*aspect) {
+			return nil, Errorf(EBADREQUEST, "Not supported for non-timeseries aspect %s.", Truncate(*aspect, 100))
+		}
+		n, err := s.store.DeleteTimeseries(ctx, urn, *aspect, start, end)
+		out.TimeseriesRows = n
+		return out, err
+	}
 	stored, err := s.store.Aspects(ctx, urn)
 	if err != nil {
 		return nil, err
 	}
-	out := &DeleteResult{URN: urn.String()}
-	if aspect != nil {
-		if !timeseriesAspects[*aspect] {
-			return nil, Errorf(EBADREQUEST, "Not supported for non-timeseries aspect %s.", Truncate(*aspect, 100))
-		}
-		var gone []AspectKey
-		for _, a := range stored {
-			if a.Name == *aspect && withinTime(a.Value, start, end) {
-				gone = append(gone, AspectKey{URN: urn, Name: a.Name})
-			}
-		}
-		if len(gone) == 0 {
-			return out, nil
-		}
-		err := s.store.UpdateAspects(ctx, gone, func(current []Aspect) (Change, error) {
-			var c Change
-			for _, a := range current {
-				if withinTime(a.Value, start, end) {
-					c.Deletes = append(c.Deletes, AspectKey{URN: a.URN, Name: a.Name})
-				}
-			}
-			out.TimeseriesRows = len(c.Deletes)
-			return c, nil
-		})
-		return out, err
+	series, err := s.store.CountTimeseries(ctx, urn)
+	if err != nil {
+		return nil, err
 	}
-	for _, a := range stored {
-		if timeseriesAspects[a.Name] {
-			out.TimeseriesRows++
-		} else {
-			out.Rows++
-		}
-	}
-	if len(stored) == 0 {
+	out.Rows, out.TimeseriesRows = len(stored), series
+	if len(stored) == 0 && series == 0 {
 		return out, nil
 	}
 	if urn.EntityType == EntityCorpUser {
@@ -95,19 +76,6 @@ func (s *Service) HardDelete(ctx context.Context, rawURN string, aspect *string,
 		return nil, err
 	}
 	return out, nil
-}
-
-// withinTime says whether a timeseries value's timestampMillis is within
-// the bounds.
-func withinTime(value json.RawMessage, start, end *int64) bool {
-	var v struct {
-		TimestampMillis *int64 `json:"timestampMillis"`
-	}
-	if json.Unmarshal(value, &v) != nil || v.TimestampMillis == nil {
-		return start == nil && end == nil
-	}
-	t := *v.TimestampMillis
-	return (start == nil || t >= *start) && (end == nil || t <= *end)
 }
 
 // relationship is a field of an aspect that refers to another entity: a

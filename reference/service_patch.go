@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 )
 
 // Proposals with changeType PATCH, on every write path (Rest.li's
@@ -43,15 +44,15 @@ func checkPatchProposal(p Proposal) (batchItem, error) {
 	if !slices.Contains(patchContentTypes, p.Aspect.ContentType) {
 		return batchItem{}, Errorf(EBADREQUEST, "a patch's contentType must be application/json-patch+json")
 	}
+	if isTimeseries(p.AspectName) {
+		return batchItem{}, Errorf(EBADREQUEST, "ChangeType not supported: PATCH for aspect %s", p.AspectName)
+	}
 	as := p
 	as.ChangeType = "UPSERT"
 	as.Aspect = &GenericAspect{Value: "{}", ContentType: "application/json"}
 	c, err := checkProposal(as)
 	if err != nil {
 		return batchItem{}, err
-	}
-	if timeseriesAspects[p.AspectName] {
-		return batchItem{}, Errorf(EBADREQUEST, "ChangeType not supported: PATCH for aspect %s", p.AspectName)
 	}
 	patch, err := DecodePatch([]byte(p.Aspect.Value))
 	if err != nil {
@@ -61,7 +62,8 @@ func checkPatchProposal(p Proposal) (batchItem, error) {
 }
 
 // ingestWithPatches writes a batch holding patches: every proposal is
-// checked, the caller must hold EDIT_ENTITY on every entity, then the
+// checked, the caller must be allowed to write every entity
+// (writePrivileges), then the
 // proposals apply in order to the aspects as stored, all in one
 // transaction, or nothing when any fails.
 func (s *Service) ingestWithPatches(ctx context.Context, ps []Proposal) error {
@@ -81,27 +83,30 @@ func (s *Service) ingestWithPatches(ctx context.Context, ps []Proposal) error {
 	if err != nil {
 		return err
 	}
+	now := s.cfg.Now().Truncate(time.Microsecond) // as the store keeps it
+	by := caller.URN.String()
+	trace := TraceFrom(ctx)
 	var (
-		urns []URN
-		keys []AspectKey
+		urns   []URN
+		keys   []AspectKey
+		series []TimeseriesValue // the batch's timeseries values, written beside
 	)
 	for _, it := range items {
 		if !slices.Contains(urns, it.checked.urn) {
 			urns = append(urns, it.checked.urn)
+		}
+		if c := it.checked; c.timeseries {
+			series = append(series, TimeseriesValue{URN: c.urn, Name: c.aspect, TimestampMillis: c.timestamp, Partition: c.partition,
+				Value: c.value, CreatedAt: now, CreatedBy: by, TraceID: trace})
+			continue
 		}
 		k := AspectKey{URN: it.checked.urn, Name: it.checked.aspect}
 		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
-	for _, urn := range urns {
-		ok, err := s.can(ctx, caller, urn, PrivEditEntity)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return Errorf(EUNAUTHORIZED, "Unauthorized to write %s: EDIT_ENTITY on it is needed, and nothing of the batch was written", urn)
-		}
+	if err := s.requireWrite(ctx, caller, urns, writeUpdate); err != nil {
+		return err
 	}
 	checked := make([]checkedProposal, len(items))
 	for i, it := range items {
@@ -110,14 +115,15 @@ func (s *Service) ingestWithPatches(ctx context.Context, ps []Proposal) error {
 	if err := s.judgeUserStatusWrites(ctx, caller, checked); err != nil {
 		return err
 	}
-	now := s.cfg.Now()
-	by := caller.URN.String()
 	return s.store.UpdateAspects(ctx, keys, func(current []Aspect) (Change, error) {
 		values := map[AspectKey]json.RawMessage{}
 		for _, a := range current {
 			values[AspectKey{URN: a.URN, Name: a.Name}] = a.Value
 		}
 		for i, it := range items {
+			if it.checked.timeseries {
+				continue
+			}
 			k := AspectKey{URN: it.checked.urn, Name: it.checked.aspect}
 			if it.patch == nil {
 				values[k] = it.checked.value
@@ -136,20 +142,23 @@ func (s *Service) ingestWithPatches(ctx context.Context, ps []Proposal) error {
 			}
 			values[k] = c.value
 		}
-		var c Change
+		c := Change{Series: series}
 		for _, k := range keys {
-			c.Upserts = append(c.Upserts, Aspect{URN: k.URN, Name: k.Name, Value: values[k], CreatedAt: now, CreatedBy: by})
+			c.Upserts = append(c.Upserts, Aspect{URN: k.URN, Name: k.Name, Value: values[k], CreatedAt: now, CreatedBy: by, TraceID: trace})
 		}
 		for _, urn := range urns {
-			name, value, ok := keyAspect(urn)
-			if !ok || slices.Contains(keys, AspectKey{URN: urn, Name: name}) {
-				continue
-			}
-			key, err := s.newAspect(caller, urn, name, value)
+			name, value, err := entityKey(urn)
 			if err != nil {
 				return Change{}, err
 			}
-			c.Keys = append(c.Keys, key)
+			if slices.Contains(keys, AspectKey{URN: urn, Name: name}) {
+				continue
+			}
+			v, err := json.Marshal(value)
+			if err != nil {
+				return Change{}, err
+			}
+			c.Keys = append(c.Keys, Aspect{URN: urn, Name: name, Value: v, CreatedAt: now, CreatedBy: by, TraceID: trace})
 		}
 		return c, nil
 	})

@@ -86,6 +86,9 @@ type world struct {
 	deletionState                 // deletion.go
 	searchState                   // search.go
 	tokenFilterState              // token_filters.go
+	seriesState                   // timeseries.go
+	registryState                 // entity_registry.go
+	runState                      // ingestion_runs.go
 	securityState                 // security.go
 	auditState                    // read_only_audit.go
 	paged            *pagedTokens // token_requests.go

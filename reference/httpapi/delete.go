@@ -19,17 +19,10 @@ import (
 // entityActions serves POST /entities?action=...; another action of the
 // resource joins by its name here.
 func (s *Server) entityActions() http.Handler {
-	handlers := map[string]http.Handler{
+	return restliActions(map[string]http.Handler{
 		"delete":           requireJSON(http.HandlerFunc(s.handleDeleteEntity)),
 		"deleteReferences": requireJSON(http.HandlerFunc(s.handleDeleteReferences)),
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h, ok := handlers[r.URL.Query().Get("action")]
-		if !ok {
-			writeProblem(w, r, http.StatusBadRequest, "unsupported action: action=delete and action=deleteReferences are served")
-			return
-		}
-		h.ServeHTTP(w, r)
+		"ingest":           requireJSON(s.traced(s.handleIngestEntity)), // entities.go: emit_mce
 	})
 }
 

@@ -19,11 +19,11 @@ import (
 // maxBody bounds every request body but an ingestion's.
 const maxBody = 1 << 20
 
-// ingestBody bounds the body of an ingestion request (POST /aspects and
-// /openapi/v3/entity/..., on either tier): DataHub's own limit of
-// 16,000,000 bytes, under which DataHub's SDK sizes its batches (15 MiB of
-// proposals, and the JSON around them). A smaller limit would refuse
-// what DataHub's SDK sends.
+// ingestBody bounds the body of an ingestion request (POST /aspects,
+// /entities (emit_mce) and /openapi/v3/entity/..., on either tier):
+// DataHub's own limit of 16,000,000 bytes, under which DataHub's SDK
+// sizes its batches (15 MiB of proposals, and the JSON around them). A
+// smaller limit would refuse what DataHub's SDK sends.
 const ingestBody = 16_000_000
 
 // bodyLimit is the bound of r's body.
@@ -32,7 +32,7 @@ func bodyLimit(r *http.Request) int64 {
 		return maxBody
 	}
 	p := strings.TrimPrefix(r.URL.Path, "/api/gms")
-	if p == "/aspects" || p == "/aspects/" || strings.HasPrefix(p, "/openapi/v3/entity/") {
+	if p == "/aspects" || p == "/aspects/" || p == "/entities" || strings.HasPrefix(p, "/openapi/v3/entity/") {
 		return ingestBody
 	}
 	return maxBody

@@ -278,8 +278,8 @@ func (c *Cache) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 	return err
 }
 
-func (c *Cache) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
-	err := c.DB.WriteAspects(ctx, upserts, keys)
+func (c *Cache) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect, series []reference.TimeseriesValue) error {
+	err := c.DB.WriteAspects(ctx, upserts, keys, series)
 	for _, as := range [][]reference.Aspect{upserts, keys} {
 		for _, a := range as {
 			c.invalidate(a.URN)

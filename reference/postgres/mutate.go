@@ -95,8 +95,8 @@ func (db *DB) updateOnce(ctx context.Context, ids []string, change func([]refere
 		}
 	}
 	if len(updates) > 0 {
-		if _, err := tx.Exec(ctx, `UPDATE aspects SET value = u.value, created_at = u.created_at, created_by = u.created_by
-			FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[]) AS u(urn, entity_type, aspect, value, created_at, created_by)
+		if _, err := tx.Exec(ctx, `UPDATE aspects SET value = u.value, created_at = u.created_at, created_by = u.created_by, trace_id = NULLIF(u.trace_id, '')
+			FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[], $7::text[]) AS u(urn, entity_type, aspect, value, created_at, created_by, trace_id)
 			WHERE aspects.urn = u.urn AND aspects.aspect = u.aspect`, aspectArrays(updates)...); err != nil {
 			return translate(err)
 		}
@@ -112,6 +112,11 @@ func (db *DB) updateOnce(ctx context.Context, ids []string, change func([]refere
 	}
 	if len(c.Keys) > 0 {
 		if _, err := tx.Exec(ctx, insertAspects+` ON CONFLICT (urn, aspect) DO NOTHING`, aspectArrays(c.Keys)...); err != nil {
+			return translate(err)
+		}
+	}
+	if len(c.Series) > 0 {
+		if _, err := tx.Exec(ctx, upsertTimeseries, timeseriesArrays(c.Series)...); err != nil {
 			return translate(err)
 		}
 	}
