@@ -48,7 +48,7 @@ func TestLeavesNoTrace(t *testing.T) {
 	tgt := startTraceTarget(t, work)
 	tgt.seed(t)
 	before := tgt.snapshot(t)
-	if before.count["corpuser"] < 2 || before.count["inviteToken"] != 1 || len(before.sessions) != 1 {
+	if before.count["corpuser"] < 2 || before.count["inviteToken"] != 1 || len(before.sessions) != 1 || len(before.series) != 1 {
 		t.Fatalf("the seeded target is not what the test means it to be: %v entities, %d sessions", before.count, len(before.sessions))
 	}
 	// Each run uses a short lease, so that a killed run is found dead in
@@ -312,7 +312,9 @@ func (tt *traceTarget) seed(t *testing.T) {
 	}
 	user := "urn:li:corpuser:someone-who-works-here"
 	ingest("corpuser", user, "corpUserInfo", map[string]any{"active": true, "displayName": "Someone", "email": "someone@example.com"})
-	ingest("dataset", "urn:li:dataset:(urn:li:dataPlatform:hive,sales.orders,PROD)", "datasetProperties", map[string]any{"description": "Orders", "customProperties": map[string]string{}})
+	orders := "urn:li:dataset:(urn:li:dataPlatform:hive,sales.orders,PROD)"
+	ingest("dataset", orders, "datasetProperties", map[string]any{"description": "Orders", "customProperties": map[string]string{}})
+	ingest("dataset", orders, "datasetProfile", map[string]any{"timestampMillis": 1700000000000, "rowCount": 42})
 	tt.graphql(t, `mutation { createTag(input: {id: "pii", name: "PII", description: "Personal data"}) }`, nil)
 	desc := "Made by the operators"
 	tt.graphql(t, `mutation p($input: PolicyUpdateInput!) { createPolicy(input: $input) }`, map[string]any{"input": map[string]any{
@@ -372,23 +374,26 @@ func (tt *traceTarget) graphql(t *testing.T, query string, vars map[string]any) 
 // and a hash of the value), schema_migrations (compared). changes is left
 // out: it is a counter every write to a user, token or policy bumps, so
 // that replicas learn of it; it holds no entity and no setting.
+// timeseries_aspects (a dataset's profiles, a pipeline's checkpoints) is
+// compared row by row.
 type dbState struct {
 	count      map[string]int    // entities by type
 	aspects    map[string]string // "urn aspect" -> value
 	sessions   map[string]string // id -> actor and expiry
 	secrets    map[string]string // name -> hash of the value
+	series     map[string]string // "urn aspect time partition" -> value
 	migrations string
 }
 
 // tables are the tables of the reference's schema, and whether the
 // comparison reads them.
-var tables = map[string]bool{"aspects": true, "sessions": true, "secrets": true, "schema_migrations": true, "changes": false}
+var tables = map[string]bool{"aspects": true, "sessions": true, "secrets": true, "schema_migrations": true, "timeseries_aspects": true, "changes": false}
 
 func (tt *traceTarget) snapshot(t *testing.T) dbState {
 	t.Helper()
 	c := tt.pg
 	ctx := t.Context()
-	s := dbState{count: map[string]int{}, aspects: map[string]string{}, sessions: map[string]string{}, secrets: map[string]string{}}
+	s := dbState{count: map[string]int{}, aspects: map[string]string{}, sessions: map[string]string{}, secrets: map[string]string{}, series: map[string]string{}}
 	names, err := pgx.CollectRows(tt.query(t, `SELECT tablename FROM pg_tables WHERE schemaname = 'public'`), pgx.RowTo[string])
 	if err != nil {
 		t.Fatal(err)
@@ -421,6 +426,14 @@ func (tt *traceTarget) snapshot(t *testing.T) dbState {
 			t.Fatal(err)
 		}
 		s.sessions[id] = v
+	}
+	rows = tt.query(t, `SELECT urn || ' ' || aspect || ' ' || timestamp_millis || ' ' || partition_key, value::text FROM timeseries_aspects`)
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			t.Fatal(err)
+		}
+		s.series[k] = v
 	}
 	rows = tt.query(t, `SELECT name, value FROM secrets`)
 	for rows.Next() {
@@ -485,6 +498,9 @@ func (tt *traceTarget) differences(before, after dbState, changeable []string) [
 	}
 	if len(made) > 0 {
 		d = append(d, fmt.Sprintf("%d aspects are new: %s", len(made), strings.Join(firstN(made, 5), "; ")))
+	}
+	if !maps.Equal(before.series, after.series) {
+		d = append(d, fmt.Sprintf("%d timeseries values, %d before (or a value changed)", len(after.series), len(before.series)))
 	}
 	if !maps.Equal(before.sessions, after.sessions) {
 		d = append(d, fmt.Sprintf("%d sessions, %d before (or a session changed)", len(after.sessions), len(before.sessions)))

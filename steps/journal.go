@@ -798,7 +798,7 @@ func (tr *trace) repair(ctx context.Context, entries []entry, t *runner.Tally) (
 			left = append(left, e)
 			continue
 		}
-		if e.Kind != kindChange && !strings.Contains(e.URN+e.Name, "catalogspec-") {
+		if e.Kind != kindChange && !strings.Contains(e.URN+e.Name, "catalogspec-") || e.Kind == kindEntity && e.Name != "" && runReportAspects[entityTypeOf(e.URN)] == "" {
 			// Never remove what the suite did not name.
 			t.Failed = append(t.Failed, e.what()+": not named by the suite, so not removed (the journal is not the suite's?)")
 			continue
@@ -837,6 +837,14 @@ func (tr *trace) repairOne(ctx context.Context, c *targetClient, e entry, t *run
 		return err
 	case kindEntity:
 		typ := entityTypeOf(e.URN)
+		if e.Name != "" {
+			// A run report's entity, whose URN DataHub's CLI chose:
+			// removed only if it still names the suite's pipeline.
+			ours, err := c.aspectNames(ctx, e.URN, runReportAspects[typ], e.Name)
+			if err != nil || !ours {
+				return err
+			}
+		}
 		removed, err := c.deleteEntity(ctx, typ, e.URN)
 		if removed {
 			t.Removed[kindCount(typ)]++

@@ -265,6 +265,26 @@ func (c *targetClient) deleteEntity(ctx context.Context, entityType, urn string)
 	return false, &remoteError{what: "deleting " + urn + " (DELETE /openapi/v3/entity/" + entityType + ")", status: status, msg: truncate(string(b))}
 }
 
+// aspectNames says whether the entity's aspect, read as DataHub's SDK
+// reads one (GET /aspects/{urn}?aspect=...&version=0), holds the text
+// name; false when the entity or the aspect is not there.
+func (c *targetClient) aspectNames(ctx context.Context, urn, aspect, name string) (bool, error) {
+	if aspect == "" {
+		return false, fmt.Errorf("no aspect of %s names what made it", urn)
+	}
+	status, b, err := c.do(ctx, http.MethodGet, c.gms+"/aspects/"+url.PathEscape(urn)+"?aspect="+url.QueryEscape(aspect)+"&version=0", nil, map[string]string{"X-RestLi-Protocol-Version": "2.0.0"})
+	if err != nil {
+		return false, err
+	}
+	switch {
+	case status == http.StatusNotFound:
+		return false, nil
+	case status != http.StatusOK:
+		return false, &remoteError{what: "reading " + aspect + " of " + urn, status: status, msg: truncate(string(b))}
+	}
+	return bytes.Contains(b, []byte(name)), nil
+}
+
 // moreThanKey says whether an entity path's answer shows an aspect beside
 // the entity's key (DataHub answers any URN with its key aspect).
 func moreThanKey(body []byte) bool {

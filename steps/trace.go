@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -44,14 +45,75 @@ type worldTrace struct {
 // or a name holding "catalogspec-"; world.mentions keeps those that hold
 // the scenario's id.
 var (
-	mentionedURN = regexp.MustCompile(`urn:li:([A-Za-z]+):(\(urn:li:dataPlatform:[A-Za-z0-9_.-]+,[^,()"\\]+,[A-Z]+\)|catalogspec-[A-Za-z0-9_.@-]+)`)
 	mentionedTag = regexp.MustCompile(`catalogspec-tag-[a-z0-9]+-[0-9]+`)
 	// mentionedPolicy is the name part the suite gives a policy, whose URN
 	// the target chooses.
 	mentionedPolicy = regexp.MustCompile(`catalogspec-policy-[a-z0-9]+-[0-9]+`)
 	// signUpEmail is the username of someone signing up.
 	signUpEmail = regexp.MustCompile(`"email"\s*:\s*"(catalogspec-[^"\\]+)"`)
+	// pipelineName is the pipeline_name the suite gives a datahub ingest
+	// run: the run's report (its ingestion source and execution request,
+	// whose URNs DataHub's CLI derives) says it.
+	pipelineName = regexp.MustCompile(`catalogspec-pipeline-[a-z0-9]+-[0-9]+`)
 )
+
+// runReportAspects are the entity types of a datahub ingest run's report,
+// whose URNs the CLI makes without the suite's names, and the aspect of
+// each that names the run's pipeline: the journal records them with that
+// name, which is read back before one is removed.
+var runReportAspects = map[string]string{
+	"dataHubIngestionSource":  "dataHubIngestionSourceInfo",
+	"dataHubExecutionRequest": "dataHubExecutionRequestInput",
+}
+
+// urnsIn finds every URN in text: urn:li:<type>:<id>, the id either in
+// parentheses (nested ones included, as a dataset's or a data job's) or up
+// to the first character no id has; the URNs inside another are found too.
+func urnsIn(text string) [][2]string {
+	var out [][2]string
+	for i := 0; ; {
+		j := strings.Index(text[i:], "urn:li:")
+		if j < 0 {
+			return out
+		}
+		start := i + j
+		i = start + len("urn:li:")
+		k := i
+		for k < len(text) && (text[k] >= 'a' && text[k] <= 'z' || text[k] >= 'A' && text[k] <= 'Z' || text[k] >= '0' && text[k] <= '9') {
+			k++
+		}
+		if k == i || k >= len(text) || text[k] != ':' {
+			continue
+		}
+		typ := text[i:k]
+		end := k + 1
+		if end < len(text) && text[end] == '(' {
+			depth := 0
+			for ; end < len(text); end++ {
+				if text[end] == '(' {
+					depth++
+				} else if text[end] == ')' {
+					if depth--; depth == 0 {
+						end++
+						break
+					}
+				} else if text[end] == '"' || text[end] == '\\' || text[end] == '\n' {
+					break
+				}
+			}
+			if depth != 0 {
+				continue
+			}
+		} else {
+			for end < len(text) && strings.IndexByte("\"\\'<>{}[]| \t\n\r,;&?#()/", text[end]) < 0 {
+				end++
+			}
+		}
+		if id := text[k+1 : end]; id != "" {
+			out = append(out, [2]string{typ, id})
+		}
+	}
+}
 
 // mentions are the things of this scenario that the request names.
 func (w *world) mentions(r request) []entry {
@@ -72,22 +134,30 @@ func (w *world) mentions(r request) []entry {
 			out = append(out, e)
 		}
 	}
-	for _, m := range mentionedURN.FindAllStringSubmatch(text, -1) {
-		if !strings.Contains(m[2], w.id) {
+	pipeline := pipelineName.FindString(string(r.body))
+	if !strings.Contains(pipeline, w.id) {
+		pipeline = ""
+	}
+	for _, m := range urnsIn(text) {
+		urn := "urn:li:" + m[0] + ":" + m[1]
+		if !strings.Contains(m[1], w.id) {
+			if _, report := runReportAspects[m[0]]; report && pipeline != "" && r.method != http.MethodGet {
+				add(entry{Kind: kindEntity, URN: urn, Name: pipeline})
+			}
 			continue
 		}
-		switch m[1] {
+		switch m[0] {
 		case "corpuser":
-			add(entry{Kind: kindUser, URN: m[0]})
+			add(entry{Kind: kindUser, URN: urn})
 		case "tag":
-			add(entry{Kind: kindTag, URN: m[0]})
+			add(entry{Kind: kindTag, URN: urn})
 		case "dataHubPolicy":
-			add(entry{Kind: kindPolicy, URN: m[0]})
+			add(entry{Kind: kindPolicy, URN: urn})
 		case "dataHubAccessToken":
-			add(entry{Kind: kindToken, URN: m[0]})
+			add(entry{Kind: kindToken, URN: urn})
 		case "dataPlatform":
 		default:
-			add(entry{Kind: kindEntity, URN: m[0]})
+			add(entry{Kind: kindEntity, URN: urn})
 		}
 	}
 	for _, id := range mentionedTag.FindAllString(text, -1) {
