@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -90,7 +91,7 @@ func (l *lockState) who() string {
 
 // Kinds of journal entries.
 const (
-	kindUser   = "user"   // a corpuser: removeUser, after revoking its tokens
+	kindUser   = "user"   // a corpuser: removeUser, and its tokens revoked
 	kindTag    = "tag"    // deleteTag
 	kindEntity = "entity" // any other entity: OpenAPI v3 DELETE
 	kindPolicy = "policy" // deletePolicy, by URN or by a part of its name
@@ -136,9 +137,13 @@ type trace struct {
 	host    string
 	started time.Time
 	lease   time.Duration
-	clients map[string]*targetClient // "" the target, "noauth" the auth-disabled deployment
-	noauth  []string                 // the auth-disabled deployment's base URLs
-	say     func(string)
+	// patience is how long the sweep of the run's users' tokens waits for
+	// a token list that lags (the target's propagation window, at most a
+	// minute).
+	patience time.Duration
+	clients  map[string]*targetClient // "" the target, "noauth" the auth-disabled deployment
+	noauth   []string                 // the auth-disabled deployment's base URLs
+	say      func(string)
 
 	mu      sync.Mutex
 	cond    *sync.Cond
@@ -152,6 +157,9 @@ type trace struct {
 	lostWhy string
 	lost    chan struct{}
 	counts  map[string]int
+	// users are the users the run recorded, by deployment: the tokens
+	// that act as them are revoked at its end (sweepTokens).
+	users map[string]map[string]bool
 
 	stopRenew chan struct{}
 	renewDone chan struct{}
@@ -167,6 +175,8 @@ func newTrace(t *runner.Target, docs *documents, o runner.HoldOptions) *trace {
 		run: time.Now().UTC().Format("20060102t150405") + "-" + randomID(6), host: host, started: time.Now(), lease: o.Lease,
 		clients: map[string]*targetClient{"": newTargetClient("the target", t.GMS, t.AdminToken, docs)},
 		say:     o.Say, open: map[string]entry{}, lost: make(chan struct{}), counts: map[string]int{},
+		users:    map[string]map[string]bool{},
+		patience: min(t.Propagation, time.Minute),
 	}
 	if tr.say == nil {
 		tr.say = func(string) {}
@@ -219,6 +229,9 @@ func (tr *trace) intend(ctx context.Context, entries ...entry) error {
 		e.Seq = tr.seq
 		tr.open[k] = e
 		changed = true
+		if e.Kind == kindUser {
+			tr.noteUserLocked(e)
+		}
 	}
 	if changed {
 		tr.gen++
@@ -227,6 +240,57 @@ func (tr *trace) intend(ctx context.Context, entries ...entry) error {
 		return fmt.Errorf("recording in the run's journal on the target what the scenario is about to make: %w", err)
 	}
 	return nil
+}
+
+// noteUserLocked keeps a user the run recorded, for the sweep of tokens.
+func (tr *trace) noteUserLocked(e entry) {
+	if tr.users[e.At] == nil {
+		tr.users[e.At] = map[string]bool{}
+	}
+	tr.users[e.At][e.URN] = true
+}
+
+// sweepTokens revokes every token that acts as one of the users, at the
+// deployment at: DataHub's removeUser leaves them. A token list that lags
+// (DataHub's fails while its index still names a token just revoked) is
+// asked again, within the run's patience.
+func (tr *trace) sweepTokens(ctx context.Context, at string, users map[string]bool, t *runner.Tally) error {
+	c := tr.clients[at]
+	if c == nil || len(users) == 0 {
+		return nil
+	}
+	list := slices.Sorted(maps.Keys(users))
+	deadline := time.Now().Add(tr.patience)
+	pause := 100 * time.Millisecond
+	for {
+		tokens, err := c.tokensActingAs(ctx, list)
+		if err == nil {
+			var errs []error
+			for _, tok := range tokens {
+				if !users[tok.ActorURN] {
+					continue // a list that does not filter: not the run's
+				}
+				removed, err := c.revoke(ctx, tok.ID)
+				if err != nil {
+					errs = append(errs, err)
+				}
+				if removed {
+					t.Removed["tokens"]++
+				}
+			}
+			return errors.Join(errs...)
+		}
+		var re *remoteError
+		if !errors.As(err, &re) || (re.code != "500" && re.typ != "SERVER_ERROR") || time.Now().Add(pause).After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
 }
 
 // done takes what the keys name out of the journal: it was removed or put
@@ -657,6 +721,20 @@ func (tr *trace) repairDead(ctx context.Context, dead []lockState) (string, erro
 		}
 		found += len(entries)
 		left := tr.repair(ctx, entries, &t)
+		users := map[string]map[string]bool{}
+		for _, e := range entries {
+			if e.Kind == kindUser {
+				if users[e.At] == nil {
+					users[e.At] = map[string]bool{}
+				}
+				users[e.At][e.URN] = true
+			}
+		}
+		for _, at := range slices.Sorted(maps.Keys(users)) {
+			if err := tr.sweepTokens(ctx, at, users[at], &t); err != nil {
+				t.Failed = append(t.Failed, "the tokens of the users a run that died made: "+err.Error())
+			}
+		}
 		// What could not be put back stays in a journal: this run's.
 		if err := tr.intend(ctx, left...); err != nil {
 			return "", err
@@ -726,6 +804,14 @@ func (tr *trace) Release(ctx context.Context) runner.Tally {
 		return t
 	}
 	left := tr.repair(ctx, entries, &t)
+	tr.mu.Lock()
+	users := tr.users
+	tr.mu.Unlock()
+	for _, at := range slices.Sorted(maps.Keys(users)) {
+		if err := tr.sweepTokens(ctx, at, users[at], &t); err != nil {
+			t.Failed = append(t.Failed, "the tokens of the users the run made: "+err.Error())
+		}
+	}
 	tr.addCounts(&t)
 	tr.mu.Lock()
 	tr.open = map[string]entry{}
@@ -815,8 +901,7 @@ func (tr *trace) repair(ctx context.Context, entries []entry, t *runner.Tally) (
 func (tr *trace) repairOne(ctx context.Context, c *targetClient, e entry, t *runner.Tally, policies func() ([]policyView, error)) error {
 	switch e.Kind {
 	case kindUser:
-		removed, tokens, err := c.removeUser(ctx, e.URN)
-		t.Removed["tokens"] += tokens
+		removed, err := c.removeUser(ctx, e.URN)
 		if removed {
 			t.Removed["users"]++
 		}

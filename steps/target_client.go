@@ -182,28 +182,32 @@ func (c *targetClient) deleteTag(ctx context.Context, urn string) (removed bool,
 	return err == nil, err
 }
 
-// tokenIDsOf lists the ids of the tokens that stand for the user at urn.
-func (c *targetClient) tokenIDsOf(ctx context.Context, urn string) ([]string, error) {
-	var ids []string
-	for start := 0; start < 10000; {
-		var l *tokenList
-		err := c.graphql(ctx, "listing the tokens of "+urn, c.docs.listAccessTokens, map[string]any{"input": map[string]any{
-			"start": start, "count": 100, "filters": []tokenFilter{{Field: "actorUrn", Values: []string{urn}}}}}, "listAccessTokens", &l)
-		if err != nil {
-			return nil, err
-		}
-		if l == nil {
-			return nil, fmt.Errorf("listing the tokens of %s: listAccessTokens is null", urn)
-		}
-		for _, t := range l.Tokens {
-			ids = append(ids, t.ID)
-		}
-		start += len(l.Tokens)
-		if len(l.Tokens) == 0 || start >= l.Total {
-			break
+// tokensActingAs lists the tokens that act as any of the users, as a
+// manager lists them (listAccessTokens filtered on actorUrn, a few users
+// at a time).
+func (c *targetClient) tokensActingAs(ctx context.Context, users []string) ([]tokenMetadata, error) {
+	var out []tokenMetadata
+	for len(users) > 0 {
+		batch := users[:min(len(users), 50)]
+		users = users[len(batch):]
+		for start := 0; start < 100000; {
+			var l *tokenList
+			err := c.graphql(ctx, "listing the tokens of the run's users", c.docs.listAccessTokens, map[string]any{"input": map[string]any{
+				"start": start, "count": 100, "filters": []tokenFilter{{Field: "actorUrn", Values: batch}}}}, "listAccessTokens", &l)
+			if err != nil {
+				return nil, err
+			}
+			if l == nil {
+				return nil, fmt.Errorf("listing the tokens of the run's users: listAccessTokens is null")
+			}
+			out = append(out, l.Tokens...)
+			start += len(l.Tokens)
+			if len(l.Tokens) == 0 || start >= l.Total {
+				break
+			}
 		}
 	}
-	return ids, nil
+	return out, nil
 }
 
 // revoke revokes a token; removed says whether the target had it. DataHub
@@ -216,28 +220,15 @@ func (c *targetClient) revoke(ctx context.Context, id string) (removed bool, err
 	return err == nil, err
 }
 
-// removeUser revokes the tokens that stand for the user (DataHub's
-// removeUser leaves them) and removes the user; removed says whether the
-// target had the user, tokens how many tokens were revoked.
-func (c *targetClient) removeUser(ctx context.Context, urn string) (removed bool, tokens int, err error) {
-	ids, err := c.tokenIDsOf(ctx, urn)
-	if err != nil {
-		return false, 0, err
-	}
-	for _, id := range ids {
-		gone, err := c.revoke(ctx, id)
-		if err != nil {
-			return false, tokens, err
-		}
-		if gone {
-			tokens++
-		}
-	}
+// removeUser removes the user; removed says whether the target had them.
+// The tokens that act as them are revoked apart (trace.sweepTokens):
+// DataHub's removeUser leaves them.
+func (c *targetClient) removeUser(ctx context.Context, urn string) (removed bool, err error) {
 	err = c.graphql(ctx, "removing the user "+urn, c.docs.removeUser, map[string]any{"urn": urn}, "", nil)
 	if isGone(err) {
-		return false, tokens, nil
+		return false, nil
 	}
-	return err == nil, tokens, err
+	return err == nil, err
 }
 
 // deleteEntity hard-deletes an entity through OpenAPI v3's DELETE

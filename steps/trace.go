@@ -17,8 +17,9 @@ import (
 // the target carries the scenario's id in its name (world.unique, person).
 // Before any request that names such a thing goes out (world.send), the
 // thing is recorded in the run's journal on the target (journal.go), and a
-// cleanup that removes it is registered: users (their tokens revoked first,
-// as DataHub's removeUser leaves them), datasets and other entities (hard
+// cleanup that removes it is registered: users (the tokens that act as them
+// are revoked at the end of the run, as DataHub's removeUser leaves them:
+// trace.sweepTokens), datasets and other entities (hard
 // deletion through OpenAPI v3), tags; policies and tokens are removed by the
 // cleanups their steps register. A request that should be refused is
 // recorded too: a broken target may carry it out. When the scenario's
