@@ -57,7 +57,7 @@ func TestLeavesNoTrace(t *testing.T) {
 		c := exec.CommandContext(ctx, bin, cmd)
 		c.Env = append(cleanEnv(), append([]string{
 			"CATALOGSPEC_GMS_URL=" + tgt.gms, "CATALOGSPEC_FRONTEND_URL=" + tgt.frontend, "CATALOGSPEC_ADMIN_TOKEN=" + tgt.admin,
-			"CATALOGSPEC_PROPAGATION_TIMEOUT=5s", "CATALOGSPEC_FAIL_ON=should", "CATALOGSPEC_LEASE=2s", "NO_COLOR=1",
+			"CATALOGSPEC_PROPAGATION_TIMEOUT=5s", "CATALOGSPEC_FAIL_ON=should", "CATALOGSPEC_LEASE=3s", "NO_COLOR=1",
 			"CATALOGSPEC_REPORTS_DIR=" + filepath.Join(t.TempDir(), "reports")}, env...)...)
 		catalogdtest.StopWithParent(c)
 		c.WaitDelay = 5 * time.Second
