@@ -10,6 +10,12 @@ Feature: Authentication disabled
   is refused. These scenarios need an auth-disabled deployment of the target besides the
   normal one; when the target has none, they are reported as skipped.
 
+  Recommended beyond DataHub: with authentication off, no request makes a personal access
+  token. A token made then works once authentication is on again (or on an instance that
+  shares the database with authentication on), so making one takes what the operator's own
+  way to the first token takes (on the reference, `catalogd token create`, run where the
+  database is); DataHub makes it for anyone.
+
   Background:
     Given the service runs with authentication disabled
 
@@ -70,3 +76,9 @@ Feature: Authentication disabled
     When someone without a token creates a tag through the metadata service in a request that names another host
     Then the request is refused as sent to a host the service does not answer to
     And the tag does not exist
+
+  @id:noauth-10 @should @core @cap:tokens
+  Scenario: With authentication off, a request without a token makes no personal access token
+    Given Ann is a user
+    When someone without a token creates a personal access token for Ann
+    Then the request is refused and no token was made for Ann

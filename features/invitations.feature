@@ -11,7 +11,11 @@ Feature: Invitations and signing up
   they were. No other privilege lets anyone read or make an invite token.
 
   Recommended beyond DataHub: a new invite token replaces the old one at once, so that an
-  invitation that went astray can be withdrawn by making a new one.
+  invitation that went astray can be withdrawn by making a new one. And a username that
+  reads as someone else's (the same letters in other case, with an invisible character
+  inside, or with a letter of another script that looks the same: the same skeleton by
+  Unicode's confusables, UTS #39) is refused at sign-up with 400, so that no one signs up
+  as "Datahub" and is taken for the root user.
 
   @id:invite-01 @must @smoke
   Scenario: An invite token from someone holding MANAGE_USER_CREDENTIALS lets a new person sign up
@@ -85,3 +89,18 @@ Feature: Invitations and signing up
     When Carl signs up with the invite token before the new one
     Then the sign-up is refused
     And Carl's user does not exist
+
+  @id:invite-09 @should @core
+  Scenario Outline: A sign-up for a username that reads as <whose> name written <how> is refused and makes no user
+    Given Ann has a password
+    When Carl signs up with the invite token and <whose> name written <how>
+    Then the sign-up is refused as a bad request, saying the name reads as another user's
+    And no user of that name exists
+
+    Examples:
+      | whose           | how                                           |
+      | Ann's           | in capitals                                   |
+      | Ann's           | with a zero-width space inside                |
+      | Ann's           | with a Cyrillic letter for a Latin one        |
+      | the root user's | with a capital first letter                   |
+      | the root user's | with a Cyrillic letter for a Latin one        |

@@ -6,7 +6,8 @@ Feature: Password reset tokens
   password and signs them in. Making a reset token lets its maker choose another person's
   password, so it needs the platform privilege MANAGE_USER_CREDENTIALS, and no other
   privilege stands in for it. A reset token is made only for a native user: a user who has
-  no password (made by ingestion, or signed in elsewhere) gets none. It sets the password of
+  no password (made by ingestion, or signed in elsewhere) gets none, and neither does the
+  root user, whose password on DataHub is the frontend's own (user.props), not a native user's. It sets the password of
   its own user only, and only for a day: sent with another user's name, or a day later, it
   changes no one's password. A new reset token replaces the one before.
 
@@ -94,3 +95,8 @@ Feature: Password reset tokens
     When Ann sets a new password with a new reset token
     Then the session Ann held before is refused on the GraphQL endpoint
     And the session the new password opened is answered as Ann
+
+  @id:reset-09 @must @core
+  Scenario: No reset token is made for the root user
+    When the administrator makes a password reset token for the root user
+    Then the request is refused and no reset token is given

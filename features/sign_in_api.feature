@@ -8,6 +8,8 @@ Feature: Signing in through the frontend's sign-in API
   /logOut signs the client out. A wrong password, a username no one has, a user who has
   no password and a user who was removed are all refused alike, with DataHub's 400 and its
   message "Invalid Credentials". A suspended or removed user's session no longer works.
+  The session cookie holds a session and nothing else: a personal access token put in its
+  place is no session (DataHub's frontend reads only the session its own sign-in signed).
 
   The users in these scenarios are native users, as DataHub has them: the administrator
   invites them with an invite token and they sign up at the frontend's /signUp, choosing
@@ -123,3 +125,9 @@ Feature: Signing in through the frontend's sign-in API
     Then the frontend answers status 429 and says when to try again
     And at the sign-in API, Ann's right password is refused the same way, and signs no one in
     And Bob signs in at the sign-in API with his password
+
+  @id:signapi-14 @must @core
+  Scenario: A personal access token sent as the session cookie is no session
+    Given Ann holds a personal access token
+    When someone sends Ann's personal access token as the session cookie to the frontend's v2 GraphQL endpoint
+    Then the request is refused as unauthenticated

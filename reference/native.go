@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/reference/skeleton"
 )
 
 // Native users, as DataHub has them (NativeUserService, InviteTokenService):
@@ -81,6 +83,9 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (URN, error) {
 	if urn == RootUser || urn == SystemUser {
 		return URN{}, errUserExists
 	}
+	if err := s.refuseLookalike(ctx, urn); err != nil {
+		return URN{}, err
+	}
 	hash, err := s.hashPassword(in.Password)
 	if err != nil {
 		return URN{}, fmt.Errorf("hash password: %w", err)
@@ -111,6 +116,42 @@ func (s *Service) SignUp(ctx context.Context, in SignUpInput) (URN, error) {
 		return URN{}, err
 	}
 	return urn, nil
+}
+
+// refuseLookalike refuses a sign-up under a name that reads as an existing
+// user's (or the root or system user's) without being it: the same
+// skeleton, by Unicode's confusables (UTS #39), as written or with case
+// folded, so that "Datahub", "data\u200bhub" or "d\u0430tahub" is not
+// taken for the root user. The name itself, when taken, is the conflict
+// SignUp reports. (Two sign-ups of look-alike names at the same moment are
+// not held apart: a sign-up needs an invitation, and each stays its own
+// user, visibly.)
+func (s *Service) refuseLookalike(ctx context.Context, urn URN) error {
+	want := skeleton.Keys(urn.ID)
+	reads := func(name string) bool {
+		if name == urn.ID {
+			return false
+		}
+		have := skeleton.Keys(name)
+		return have[0] == want[0] || have[1] == want[1]
+	}
+	lookalike := reads(RootUser.ID) || reads(SystemUser.ID)
+	if !lookalike {
+		users, _, err := s.store.ListAspects(ctx, Filter{EntityType: EntityCorpUser, Aspect: AspectCorpUserKey})
+		if err != nil {
+			return err
+		}
+		for _, u := range users {
+			if reads(u.URN.ID) {
+				lookalike = true
+				break
+			}
+		}
+	}
+	if lookalike {
+		return Errorf(EBADREQUEST, "The username %s reads as the name of an existing user (the same letters in another case, or with invisible or look-alike characters): choose another.", Excerpt(urn.ID))
+	}
+	return nil
 }
 
 // inviteTokenAspect is an invite token as the store keeps it: sealed (it is
@@ -330,10 +371,12 @@ func (s *Service) ListUsers(ctx context.Context, start, count int, query string)
 
 // RemoveUser removes the user at rawURN, every aspect of them (their
 // password included), as DataHub's removeUser: the caller needs
-// MANAGE_USERS_AND_GROUPS. From then on the user's tokens and sessions are
-// refused (Authenticate finds no user), and they cannot sign in. The root
-// user cannot be removed; a user who does not exist is NOT_FOUND (DataHub
-// answers true).
+// MANAGE_USERS_AND_GROUPS. Unlike DataHub's, the removal is final
+// (removal.go): with the user go, at once and on every replica, the tokens
+// that act as them, their sessions, the invite tokens they made and their
+// name in every policy, so that whoever has the name later gets nothing of
+// theirs. The root and the system user cannot be removed; a user who does
+// not exist is NOT_FOUND (DataHub answers true).
 func (s *Service) RemoveUser(ctx context.Context, rawURN string) error {
 	urn, err := ParseURN(rawURN)
 	if err != nil {
@@ -345,10 +388,10 @@ func (s *Service) RemoveUser(ctx context.Context, rawURN string) error {
 	if urn.EntityType != EntityCorpUser {
 		return Errorf(EBADREQUEST, "%s is not a corpuser urn", urn)
 	}
-	if urn == RootUser {
-		return Errorf(EBADREQUEST, "the root user %s cannot be removed", urn)
+	if urn == RootUser || urn == SystemUser {
+		return Errorf(EBADREQUEST, "%s cannot be removed: it is the service's root or system user", urn)
 	}
-	gone, err := s.store.DeleteEntity(ctx, urn)
+	gone, err := s.store.RemoveUser(ctx, urn)
 	if err != nil {
 		return err
 	}

@@ -100,30 +100,61 @@ func (s *SearchLag) Version(entityType string) (uint64, bool) {
 // DeleteEntity deletes urn, keeping a tombstone of a search-backed entity
 // first, so that listings go on showing it for the lag.
 func (s *SearchLag) DeleteEntity(ctx context.Context, urn URN) (bool, error) {
+	if err := s.keepTombstone(ctx, urn); err != nil {
+		return false, err
+	}
+	return s.Store.DeleteEntity(ctx, urn)
+}
+
+// keepTombstone keeps what a search-backed entity holds, when it holds
+// anything, as its tombstone.
+func (s *SearchLag) keepTombstone(ctx context.Context, urn URN) error {
 	key, indexed := searchKeys[urn.EntityType]
 	if !indexed {
-		return s.Store.DeleteEntity(ctx, urn)
+		// Every entity is in the index the search by filter reads
+		// (searchlag_search.go).
+		key, indexed = KeyAspectOf(urn.EntityType)
+	}
+	if !indexed {
+		return nil
 	}
 	aspects, err := s.Store.Aspects(ctx, urn)
+	if err != nil || len(aspects) == 0 {
+		return err
+	}
+	t := tombstone{EntityType: urn.EntityType, URN: urn.String(), DeletedAt: s.now().UnixMilli()}
+	for _, a := range aspects {
+		t.Aspects = append(t.Aspects, tombstoneAspect{Name: a.Name, Value: a.Value, CreatedAt: a.CreatedAt.UnixMilli()})
+	}
+	t.MadeAt = madeAt(aspects, key).UnixMilli()
+	value, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	stone := Aspect{URN: tombstoneURN(urn), Name: aspectTombstone, Value: value, CreatedAt: s.now(), CreatedBy: SystemUser.String()}
+	return s.Store.UpsertAspect(ctx, stone)
+}
+
+// RemoveUser keeps tombstones of the user and of the tokens that act as
+// them, as DeleteEntity does, then removes them all in the store's one
+// transaction. (A tombstone for something the removal then finds gone is
+// harmless: it lists what the index held.)
+func (s *SearchLag) RemoveUser(ctx context.Context, user URN) (bool, error) {
+	tokens, _, err := s.Store.ListAspects(ctx, Filter{EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
+		Where: map[string][]string{"actorUrn": {user.String()}}})
 	if err != nil {
 		return false, err
 	}
-	if len(aspects) > 0 {
-		t := tombstone{EntityType: urn.EntityType, URN: urn.String(), DeletedAt: s.now().UnixMilli()}
-		for _, a := range aspects {
-			t.Aspects = append(t.Aspects, tombstoneAspect{Name: a.Name, Value: a.Value, CreatedAt: a.CreatedAt.UnixMilli()})
-		}
-		t.MadeAt = madeAt(aspects, key).UnixMilli()
-		value, err := json.Marshal(t)
-		if err != nil {
-			return false, err
-		}
-		stone := Aspect{URN: tombstoneURN(urn), Name: aspectTombstone, Value: value, CreatedAt: s.now(), CreatedBy: SystemUser.String()}
-		if err := s.Store.UpsertAspect(ctx, stone); err != nil {
+	gone := []URN{user}
+	for _, t := range tokens {
+		gone = append(gone, t.URN)
+	}
+	for _, urn := range gone {
+		if err := s.keepTombstone(ctx, urn); err != nil {
 			return false, err
 		}
 	}
-	return s.Store.DeleteEntity(ctx, urn)
+	return s.Store.RemoveUser(ctx, user)
 }
 
 func tombstoneURN(urn URN) URN { return URN{EntityType: entityTombstone, ID: urn.String()} }
@@ -153,7 +184,7 @@ func (s *SearchLag) ListAspects(ctx context.Context, f Filter) ([]Aspect, int, e
 	}
 	now := s.now()
 	cut := now.Add(-s.lag) // what was made by then is indexed
-	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where, Not: f.Not, Contains: f.Contains})
+	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where, Not: f.Not, Contains: f.Contains, Criteria: f.Criteria})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -269,6 +300,15 @@ func matches(value json.RawMessage, f Filter) bool {
 	}
 	for field, part := range f.Contains {
 		if t, ok := text(field); !ok || !strings.Contains(strings.ToLower(t), strings.ToLower(part)) {
+			return false
+		}
+	}
+	for _, c := range f.Criteria {
+		var values []string
+		if t, ok := text(c.Field); ok {
+			values = []string{t}
+		}
+		if !c.Matches(values) {
 			return false
 		}
 	}

@@ -41,7 +41,8 @@ type Session struct {
 
 // SessionStore keeps sessions. Store implementations provide it.
 type SessionStore interface {
-	// CreateSession records a session.
+	// CreateSession records a session while its user (ActorURN) exists;
+	// ENOTFOUND, and nothing recorded, when the user does not.
 	CreateSession(ctx context.Context, s Session) error
 	// Session returns the session with id; ENOTFOUND when there is none.
 	Session(ctx context.Context, id string) (Session, error)
@@ -147,6 +148,9 @@ func (s *Service) SignIn(ctx context.Context, username, password string) (_ stri
 	// The record's dates are whole milliseconds, as the store keeps them.
 	sess := Session{ID: TokenID(raw, s.cfg.Salt), ActorURN: urn.String(), CreatedAt: now.Truncate(time.Millisecond), ExpiresAt: now.Add(lifetime).Truncate(time.Millisecond)}
 	if err := s.store.CreateSession(ctx, sess); err != nil {
+		if isNotFound(err) {
+			return "", Session{}, errBadCredentials // removed meanwhile
+		}
 		return "", Session{}, err
 	}
 	keep := s.cfg.MaxSessionsPerUser
@@ -157,6 +161,15 @@ func (s *Service) SignIn(ctx context.Context, username, password string) (_ stri
 		return "", Session{}, err
 	}
 	return raw, sess, nil
+}
+
+// IsSessionToken says whether raw is a browser session's token, signed by
+// this service: what a session cookie may hold. A personal access token is
+// not one, and a cookie holding it is no session. (Whether the session is
+// still on record is Authenticate's to say.)
+func (s *Service) IsSessionToken(raw string) bool {
+	claims, err := s.cfg.Codec.Verify(raw)
+	return err == nil && claims.Type == TokenTypeSession
 }
 
 // SignOut ends the session of raw: its token is refused from then on. A
@@ -205,6 +218,13 @@ func (s *Service) CreateNativeUserResetToken(ctx context.Context, rawURN string)
 	if urn.EntityType != EntityCorpUser {
 		return "", Errorf(EBADREQUEST, "%s is not a corpuser urn", urn)
 	}
+	if urn == RootUser || urn == SystemUser {
+		// DataHub's root user signs in with the frontend's own password
+		// (user.props), not as a native user: NativeUserService finds no
+		// credentials and refuses. Whoever may make reset tokens may not
+		// choose the password of the user who holds every privilege.
+		return "", Errorf(EBADREQUEST, "%s is not a native user: reset tokens are only for users who signed up", urn)
+	}
 	u, err := s.user(ctx, urn)
 	if err != nil {
 		return "", err
@@ -234,7 +254,8 @@ func (s *Service) CreateNativeUserResetToken(ctx context.Context, rawURN string)
 
 // ResetNativeUserCredentials sets the password of username with a reset
 // token from CreateNativeUserResetToken, as DataHub's frontend
-// /resetNativeUserCredentials. The token works once. A wrong, used or
+// /resetNativeUserCredentials. The token works once, however many
+// requests send it at once. A wrong, used or
 // expired token, or no such user, is EBADREQUEST with one message. Every
 // session of the user ends; the user's personal access tokens stay.
 func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, password, resetToken string) error {
@@ -270,8 +291,19 @@ func (s *Service) ResetNativeUserCredentials(ctx context.Context, username, pass
 	if err := s.store.EndSessions(ctx, urn.String(), 0); err != nil {
 		return err
 	}
-	if err := s.writeCredentials(ctx, Actor{URN: urn}, urn, credentials{HashedPassword: string(hash)}); err != nil {
+	// Spent at once: the new password is written only while the stored
+	// reset token is still the one sent, in one statement, so that of
+	// requests that race with it one sets a password.
+	a, err := s.newAspect(Actor{URN: urn}, urn, AspectCorpUserCredentials, credentials{HashedPassword: string(hash)})
+	if err != nil {
 		return err
+	}
+	spent, err := s.store.ReplaceAspectIf(ctx, a, "passwordResetToken", cred.PasswordResetToken)
+	if err != nil {
+		return err
+	}
+	if !spent {
+		return refused
 	}
 	// The reset token proved who this is: the wrong passwords tried for
 	// the user before no longer count.

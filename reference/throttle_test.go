@@ -6,49 +6,60 @@ import (
 	"time"
 )
 
-// TestThrottleByUser: past the user's limit within the window, that user's
-// attempts are refused with TOO_MANY_REQUESTS and how long to wait, from
-// any client, until the oldest counted failure has aged out; another user
-// is not. A success forgets the user's failures.
-func TestThrottleByUser(t *testing.T) {
-	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 3, MaxFailuresPerClient: 100, Window: time.Minute})
-	t0 := time.Unix(1_000_000, 0)
-	fail := func(user, client string, at time.Time) {
-		t.Helper()
-		settle, err := th.admit(user, client, at)
-		if err != nil {
-			t.Fatalf("%s from %s at +%s: refused: %v", user, client, at.Sub(t0), err)
-		}
-		settle(wrongCredentials)
-	}
-	fail("ann", "10.0.0.1", t0)
-	fail("ann", "10.0.0.2", t0.Add(10*time.Second))
-	fail("ann", "10.0.0.3", t0.Add(20*time.Second))
-	_, err := th.admit("ann", "10.0.0.4", t0.Add(30*time.Second))
-	if ErrorCodeOf(err) != ETOOMANYREQUESTS || HTTPStatus(ErrorCodeOf(err)) != 429 || RetryAfterOf(err) != "30" {
-		t.Fatalf("Ann's fourth attempt, 30 s after the first: %v, Retry-After %q; want 429 and 30", err, RetryAfterOf(err))
-	}
-	if _, err := th.admit("bob", "10.0.0.4", t0.Add(30*time.Second)); err != nil {
-		t.Fatalf("Bob, meanwhile: %v", err)
-	}
-	// At one minute the first failure no longer counts: one more attempt.
-	fail("ann", "10.0.0.1", t0.Add(time.Minute))
-	if _, err := th.admit("ann", "10.0.0.1", t0.Add(time.Minute+time.Second)); RetryAfterOf(err) != "9" {
-		t.Fatalf("after one more failure: %v, Retry-After %q; want 9 s (until the second failure is a minute old)", err, RetryAfterOf(err))
-	}
-	// A success forgets them all.
-	settle, err := th.admit("carl", "10.0.0.5", t0)
+// failOnce is one sign-in attempt through th that fails with a wrong
+// password; it must be admitted.
+func failOnce(t *testing.T, th *signInThrottle, user, client string, at time.Time) {
+	t.Helper()
+	settle, err := th.admit(user, client, at)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s from %s: refused: %v", user, client, err)
 	}
 	settle(wrongCredentials)
-	settle, err = th.admit("carl", "10.0.0.5", t0)
+}
+
+// TestThrottleUnderAttackRefusesOnlyTheFailingClients: past the user's
+// limit, from any clients, the clients that failed for the user are
+// refused with TOO_MANY_REQUESTS and how long to wait; a client that has
+// not failed for the user is still judged (the right password from it
+// signs the user in), and the failing clients may still sign in as others.
+func TestThrottleUnderAttackRefusesOnlyTheFailingClients(t *testing.T) {
+	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 3, MaxFailuresPerClient: 100, Window: time.Minute})
+	t0 := time.Unix(1_000_000, 0)
+	failOnce(t, th, "ann", "10.0.0.1", t0)
+	failOnce(t, th, "ann", "10.0.0.2", t0.Add(10*time.Second))
+	failOnce(t, th, "ann", "10.0.0.3", t0.Add(20*time.Second))
+	_, err := th.admit("ann", "10.0.0.1", t0.Add(30*time.Second))
+	if ErrorCodeOf(err) != ETOOMANYREQUESTS || HTTPStatus(ErrorCodeOf(err)) != 429 || RetryAfterOf(err) != "30" {
+		t.Fatalf("Ann from a client that failed for her, 30 s after its failure: %v, Retry-After %q; want 429 and 30", err, RetryAfterOf(err))
+	}
+	settle, err := th.admit("ann", "10.0.0.4", t0.Add(30*time.Second))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("Ann from a client that has not failed: %v; want judged", err)
 	}
 	settle(signedIn)
-	if n := len(th.users.entries["carl"]); n != 0 {
-		t.Errorf("after a success Carl has %d failures counted, want 0", n)
+	if _, err := th.admit("bob", "10.0.0.1", t0.Add(30*time.Second)); err != nil {
+		t.Fatalf("Bob from a client that failed for Ann: %v", err)
+	}
+	// Still under attack (three failures within the minute): a new
+	// client's wrong guess is its last while the attack lasts.
+	failOnce(t, th, "ann", "10.0.0.5", t0.Add(40*time.Second))
+	if _, err := th.admit("ann", "10.0.0.5", t0.Add(41*time.Second)); ErrorCodeOf(err) != ETOOMANYREQUESTS {
+		t.Fatalf("a new client's second guess while Ann is under attack: %v; want refused", err)
+	}
+	// Once her failures age out, the clients that failed are judged again.
+	if _, err := th.admit("ann", "10.0.0.1", t0.Add(2*time.Minute)); err != nil {
+		t.Fatalf("Ann from a client that failed, after the window: %v", err)
+	}
+	// One client alone: its guesses put the user under attack, and then
+	// it is refused and another client is not.
+	for i := range 3 {
+		failOnce(t, th, "carl", "10.0.1.1", t0.Add(time.Duration(i)*time.Second))
+	}
+	if _, err := th.admit("carl", "10.0.1.1", t0.Add(3*time.Second)); ErrorCodeOf(err) != ETOOMANYREQUESTS {
+		t.Fatalf("the guessing client's fourth attempt: %v; want refused", err)
+	}
+	if _, err := th.admit("carl", "10.0.1.2", t0.Add(3*time.Second)); err != nil {
+		t.Fatalf("Carl from his own client: %v; want judged", err)
 	}
 }
 
@@ -58,11 +69,7 @@ func TestThrottleByClient(t *testing.T) {
 	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 100, MaxFailuresPerClient: 5, Window: time.Minute})
 	now := time.Unix(1_000_000, 0)
 	for i := 0; i < 5; i++ {
-		settle, err := th.admit(fmt.Sprintf("user-%d", i), "203.0.113.7", now)
-		if err != nil {
-			t.Fatalf("attempt %d: %v", i+1, err)
-		}
-		settle(wrongCredentials)
+		failOnce(t, th, fmt.Sprintf("user-%d", i), "203.0.113.7", now)
 	}
 	if _, err := th.admit("someone-else", "203.0.113.7", now); ErrorCodeOf(err) != ETOOMANYREQUESTS {
 		t.Fatalf("the client's sixth attempt, at a user it never tried: %v; want refused", err)
@@ -72,18 +79,78 @@ func TestThrottleByClient(t *testing.T) {
 	}
 	// An unknown client (no address) is never throttled as a client.
 	for i := 0; i < 10; i++ {
-		settle, err := th.admit(fmt.Sprintf("u-%d", i), "", now)
-		if err != nil {
-			t.Fatalf("no address, attempt %d: %v", i+1, err)
+		failOnce(t, th, fmt.Sprintf("u-%d", i), "", now)
+	}
+}
+
+// TestThrottleKeysIPv6ByPrefix: an IPv6 client is its /64, so the 2^64
+// addresses of one network are one client; the next /64 is another. An
+// IPv4 address mapped into IPv6 is the IPv4 address.
+func TestThrottleKeysIPv6ByPrefix(t *testing.T) {
+	for addr, want := range map[string]string{
+		"2001:db8::1":                "2001:db8::/64",
+		"2001:db8::ffff:ffff:ffff:1": "2001:db8::/64",
+		"2001:db8:0:1::1":            "2001:db8:0:1::/64",
+		"fe80::1%eth0":               "fe80::/64",
+		"::ffff:192.0.2.1":           "192.0.2.1",
+		"192.0.2.1":                  "192.0.2.1",
+		"":                           "",
+	} {
+		if got := throttleKey(addr); got != want {
+			t.Errorf("throttleKey(%q) = %q, want %q", addr, got, want)
 		}
-		settle(wrongCredentials)
+	}
+	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 1000, MaxFailuresPerClient: 5, Window: time.Minute})
+	now := time.Unix(1_000_000, 0)
+	for i := range 5 {
+		failOnce(t, th, fmt.Sprintf("u-%d", i), fmt.Sprintf("2001:db8::%x", i+1), now)
+	}
+	if _, err := th.admit("u-9", "2001:db8::abcd:1", now); ErrorCodeOf(err) != ETOOMANYREQUESTS {
+		t.Fatalf("another address of the same /64: %v; want refused", err)
+	}
+	if _, err := th.admit("u-9", "2001:db8:0:1::1", now); err != nil {
+		t.Fatalf("the next /64: %v", err)
+	}
+}
+
+// TestThrottleCannotBeFilled: tables filled with new names and clients
+// (far past their bound) stay within it, and forget the filler before the
+// offenders: a client refused before is still refused, a user under attack
+// still refuses the clients that failed for them.
+func TestThrottleCannotBeFilled(t *testing.T) {
+	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 3, MaxFailuresPerClient: 5, Window: time.Hour, MaxTracked: 100})
+	now := time.Unix(1_000_000, 0)
+	for i := range 5 {
+		failOnce(t, th, fmt.Sprintf("x-%d", i), "198.51.100.66", now)
+	}
+	for i := range 3 {
+		failOnce(t, th, "ann", fmt.Sprintf("198.51.100.%d", i+1), now)
+	}
+	for i := range 10_000 {
+		at := now.Add(time.Duration(i) * time.Millisecond)
+		failOnce(t, th, fmt.Sprintf("filler-%d", i), fmt.Sprintf("10.%d.%d.%d", i>>16, (i>>8)&255, i&255), at)
+	}
+	later := now.Add(20 * time.Second)
+	for name, l := range map[string]*failureLog{"users": th.users, "clients": th.clients, "pairs": th.pairs} {
+		if len(l.entries) > 100 || l.order.Len() != len(l.entries) {
+			t.Errorf("the %s table holds %d keys (list %d), want at most 100", name, len(l.entries), l.order.Len())
+		}
+	}
+	if _, err := th.admit("someone", "198.51.100.66", later); ErrorCodeOf(err) != ETOOMANYREQUESTS {
+		t.Errorf("the client refused before the filler: %v; want still refused", err)
+	}
+	if _, err := th.admit("ann", "198.51.100.1", later); ErrorCodeOf(err) != ETOOMANYREQUESTS {
+		t.Errorf("a client that failed for Ann, under attack before the filler: %v; want still refused", err)
+	}
+	if _, err := th.admit("ann", "198.51.100.200", later); err != nil {
+		t.Errorf("Ann from a client that has not failed: %v", err)
 	}
 }
 
 // TestThrottleCountsAttemptsInFlight: attempts sent together count as
 // failures from the moment they are admitted, so that they cannot all be
 // judged before the first of them fails; an attempt the store could not
-// judge, or that succeeded, gives its place back.
+// judge gives its place back.
 func TestThrottleCountsAttemptsInFlight(t *testing.T) {
 	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 3, MaxFailuresPerClient: 100, Window: time.Minute})
 	now := time.Unix(1_000_000, 0)
@@ -102,7 +169,7 @@ func TestThrottleCountsAttemptsInFlight(t *testing.T) {
 	if _, err := th.admit("ann", "10.0.0.1", now); err != nil {
 		t.Fatalf("after one in flight was not judged: %v; want admitted", err)
 	}
-	if n := len(th.clients.entries["10.0.0.1"]); n != 3 {
+	if n := th.clients.count("10.0.0.1", now); n != 3 {
 		t.Errorf("the client has %d attempts counted, want 3", n)
 	}
 }
@@ -115,11 +182,7 @@ func TestThrottleDefaultsAndForgetting(t *testing.T) {
 	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 2, MaxFailuresPerClient: 100})
 	now := time.Unix(1_000_000, 0)
 	for i := range 2 {
-		settle, err := th.admit("ann", "10.0.0.1", now.Add(time.Duration(i)*time.Second))
-		if err != nil {
-			t.Fatalf("failure %d: refused: %v", i+1, err)
-		}
-		settle(wrongCredentials)
+		failOnce(t, th, "ann", "10.0.0.1", now.Add(time.Duration(i)*time.Second))
 	}
 	_, err := th.admit("ann", "10.0.0.1", now.Add(2*time.Second))
 	if ErrorCodeOf(err) != ETOOMANYREQUESTS || RetryAfterOf(err) != fmt.Sprint(int((DefaultFailureWindow-2*time.Second).Seconds())) {
@@ -129,7 +192,7 @@ func TestThrottleDefaultsAndForgetting(t *testing.T) {
 	if _, err := th.admit("ann", "10.0.0.1", now.Add(3*time.Second)); err != nil {
 		t.Fatalf("after her failures were forgotten: %v", err)
 	}
-	if n := len(th.clients.entries["10.0.0.1"]); n != 3 {
+	if n := th.clients.count("10.0.0.1", now.Add(3*time.Second)); n != 3 {
 		t.Errorf("the client has %d failures counted after Ann's were forgotten, want 3", n)
 	}
 }

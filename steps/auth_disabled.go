@@ -12,6 +12,8 @@ import (
 func registerAuthDisabledSteps(s stepRegistrar) {
 	s.Step(`^someone names (a malformed URN|a tag's URN) in X-DataHub-Actor$`, namesInActorHeader)
 	s.Step(`^the service runs with authentication disabled$`, serviceRunsWithAuthDisabled)
+	s.Step(`^someone without a token creates a personal access token for `+who+`$`, anonymousCreatesToken)
+	s.Step(`^the request is refused and no token was made for `+who+`$`, refusedMakingNoToken)
 	s.Step(`^someone without a token asks who they are$`, someoneWithoutTokenAsksWhoTheyAre)
 	s.Step(`^someone without a token creates a tag$`, someoneWithoutTokenCreatesTag)
 	s.Step(`^someone without a token reads the app configuration$`, someoneWithoutTokenReadsAppConfig)
@@ -111,4 +113,43 @@ func namesInActorHeader(ctx context.Context, what string) error {
 		headers: map[string]string{"X-DataHub-Actor": value}}
 	w.last = w.askWhoAmI(c, "")
 	return w.checkpoint()
+}
+
+// anonymousCreatesToken asks, without a token, for a personal access token
+// for p; a token made anyway is revoked at the end.
+func anonymousCreatesToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.ensureUser(p); err != nil {
+		return err
+	}
+	before, err := w.tokensFor(p)
+	if err != nil {
+		return err
+	}
+	baseline := &tokenBaseline{actor: p, ids: before}
+	a := w.attemptCreateTokenFor(w.anonymous(), p, tokenDuration)
+	a.noEffect = func() error { return w.noNewTokens(baseline) }
+	var tok *accessToken
+	if a.data("createAccessToken", &tok) == nil && tok != nil && tok.AccessToken != "" {
+		w.secret(tok.AccessToken)
+	}
+	w.takeFailures() // a refusal is what the Then step judges
+	w.undo("revoke tokens made for "+p.name+" without a token", func() error { return w.revokeNewTokens(baseline) })
+	w.last, w.tokenBaseline = a, baseline
+	return w.checkpoint()
+}
+
+func refusedMakingNoToken(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status == 200 {
+		if _, err := w.graphQLRefusal(a, "a refusal"); err != nil {
+			return err
+		}
+	}
+	return w.noEffect(a)
 }

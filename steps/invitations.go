@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 )
 
 // registerInvitationsSteps registers the steps of features/invitations.feature.
@@ -16,6 +17,9 @@ func registerInvitationsSteps(s stepRegistrar) {
 	s.Step(`^`+who+` signs up with the invite token and (Ann's username|the root user's name)$`, signsUpAsExisting)
 	s.Step(`^`+who+` signs up with the invite token before the new one$`, signsUpWithOldInvite)
 	s.Step(`^the sign-up is refused$`, signUpRefused)
+	s.Step(`^`+who+` signs up with the invite token and (Ann's|the root user's) name written (in capitals|with a zero-width space inside|with a Cyrillic letter for a Latin one|with a capital first letter)$`, signsUpAsLookalike)
+	s.Step(`^the sign-up is refused as a bad request, saying the name reads as another user's$`, lookalikeRefused)
+	s.Step(`^no user of that name exists$`, lookalikeDoesNotExist)
 	s.Step(`^`+who+`'s user does not exist$`, userDoesNotExist)
 	s.Step(`^`+who+`'s user is as it was, and `+who+` still signs in with `+own+` own password$`, userAsItWas)
 	s.Step(`^no one signs in as `+who+` with the password `+who+` chose$`, noOneSignsInAsWithChosen)
@@ -282,4 +286,95 @@ func signsInWithChosenPassword(ctx context.Context, name string) error {
 	w := theWorld(ctx)
 	p := w.person(name)
 	return w.signsInAs(p.username, p.password, p.urn)
+}
+
+// lookalike is name written as another that reads the same: how is one of
+// the ways invite-09 names. The Latin letters a, e, o, c, p, x and y each
+// have a Cyrillic twin (U+0430, U+0435, U+043E, U+0441, U+0440, U+0445,
+// U+0443).
+func lookalike(name, how string) (string, bool) {
+	switch how {
+	case "in capitals":
+		return strings.ToUpper(name), strings.ToUpper(name) != name
+	case "with a capital first letter":
+		return strings.ToUpper(name[:1]) + name[1:], name[:1] != strings.ToUpper(name[:1])
+	case "with a zero-width space inside":
+		return name[:2] + "\u200b" + name[2:], len(name) > 2
+	case "with a Cyrillic letter for a Latin one":
+		twins := map[rune]string{'a': "\u0430", 'e': "\u0435", 'o': "\u043e", 'c': "\u0441", 'p': "\u0440", 'x': "\u0445", 'y': "\u0443"}
+		for i, r := range name {
+			if t, ok := twins[r]; ok {
+				return name[:i] + t + name[i+1:], true
+			}
+		}
+	}
+	return "", false
+}
+
+func signsUpAsLookalike(ctx context.Context, name, whose, how string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	w.choosePassword(p)
+	original := rootUsername
+	if whose == "Ann's" {
+		ann := w.person("Ann")
+		if !ann.exists {
+			return w.fail("Ann does not exist yet: the scenario needs \"Given Ann has a password\"")
+		}
+		original = ann.username
+	}
+	username, ok := lookalike(original, how)
+	if !ok {
+		return w.fail("%q cannot be written %s", original, how)
+	}
+	w.lookalikeName = username
+	invite, err := w.currentInvite()
+	if err != nil {
+		return err
+	}
+	body := p.signUpBody(invite)
+	body["email"] = username
+	c := newAPIClient(name+"'s session", w.frontend())
+	a := w.signUp(c, name, body)
+	a.noEffect = func() error { return w.noProfile("urn:li:corpuser:" + username) }
+	// A sign-up the target took anyway made a user the run must not leave.
+	w.undo("remove the user "+username+" if the sign-up made one", func() error {
+		if got, err := w.profile("urn:li:corpuser:" + username); err != nil || got == "" {
+			return err
+		}
+		w.removeUser(w.admin(), &person{name: username, username: username, urn: "urn:li:corpuser:" + username})
+		w.takeFailures()
+		return nil
+	})
+	w.last, w.lastClient = a, c
+	return w.checkpoint()
+}
+
+// lookalikeRefused: 400, with a message that says why (DataHub's frontend
+// answers a refused sign-up with a JSON message), no session, no user.
+func lookalikeRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusBadRequest {
+		return w.fail("%s answered status %d, expected 400", a.what, a.status)
+	}
+	msg := strings.ToLower(jsonMessage(a))
+	if !strings.Contains(msg, "reads as") && !strings.Contains(msg, "confus") && !strings.Contains(msg, "looks like") {
+		return w.fail("%s answered the message %q, which does not say the name reads as another user's", a.what, jsonMessage(a))
+	}
+	if err := w.notSignedIn(w.lastClient); err != nil {
+		return err
+	}
+	return w.noEffect(a)
+}
+
+func lookalikeDoesNotExist(ctx context.Context) error {
+	w := theWorld(ctx)
+	if w.lookalikeName == "" {
+		return w.fail("no one signed up under a name that reads as another's")
+	}
+	return w.noProfile("urn:li:corpuser:" + w.lookalikeName)
 }

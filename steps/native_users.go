@@ -38,6 +38,12 @@ type nativeState struct {
 	newPassword string
 	// before is a user's profile read before an attempt, by username.
 	before map[string]string
+	// former is what a removed user held before their name came back
+	// (users.go).
+	former *formerSelf
+	// lookalikeName is a username that reads as another's, which a
+	// sign-up tried (invitations.go).
+	lookalikeName string
 }
 
 // apiClient is a client of the frontend that keeps the cookies it is

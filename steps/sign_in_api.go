@@ -34,6 +34,7 @@ func registerSignInAPISteps(s stepRegistrar) {
 	s.Step(`^`+who+` gets no session that works$`, getsNoWorkingSession)
 	s.Step(`^`+who+`'s session is refused on the frontend's v2 GraphQL endpoint$`, sessionRefused)
 	s.Step(`^the administrator has removed `+who+`$`, adminRemovesUser)
+	s.Step(`^someone sends `+who+`'s personal access token as the session cookie to the frontend's v2 GraphQL endpoint$`, tokenAsSessionCookie)
 }
 
 // The frontend's sign-in API (sign_in_api.feature), as DataHub's
@@ -379,4 +380,21 @@ func signsInAtAPIWithPassword(ctx context.Context, name string) error {
 		return err
 	}
 	return w.signsInAs(p.username, p.password, p.urn)
+}
+
+// tokenAsSessionCookie sends `me` to the frontend's v2 GraphQL endpoint
+// with p's personal access token as the value of the session cookie
+// (PLAY_SESSION, as DataHub's frontend names it) and no Authorization
+// header: a cookie holds a session the frontend's sign-in made, or nothing.
+func tokenAsSessionCookie(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if p.token == "" {
+		return w.fail("%s holds no personal access token", name)
+	}
+	t := w.suite.Target
+	c := caller{name: "someone with " + name + "'s token as the session cookie", gms: t.GMS, frontend: t.Frontend,
+		headers: map[string]string{"Cookie": "PLAY_SESSION=" + p.token + "; actor=" + url.QueryEscape(p.urn)}}
+	w.last = w.askWhoAmI(c, t.Frontend+"/api/v2/graphql")
+	return w.checkpoint()
 }

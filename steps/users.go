@@ -3,7 +3,10 @@ package steps
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/url"
 	"slices"
+	"time"
 )
 
 // registerUsersSteps registers the steps of features/users.feature.
@@ -14,6 +17,16 @@ func registerUsersSteps(s stepRegistrar) {
 	s.Step(`^the administrator removes `+who+`$`, adminRemovesUser)
 	s.Step(`^the answer says the user was removed$`, answerSaysRemoved)
 	s.Step(`^`+who+` is no longer listed and has no profile$`, noLongerListed)
+	s.Step(`^someone signs up under `+who+`'s name$`, signsUpUnderName)
+	s.Step(`^the administrator ingests `+who+`'s info anew$`, ingestsInfoAnew)
+	s.Step(`^`+who+`'s token from before the removal is refused$`, formerTokenRefused)
+	s.Step(`^`+who+`'s session from before the removal is refused$`, formerSessionRefused)
+	s.Step(`^the new `+who+` does not hold `+priv+`$`, newUserLacks)
+	s.Step(`^a new password sent with the reset token made before the removal is refused$`, formerResetTokenRefused)
+	s.Step(`^the new `+who+` signs in with the password chosen at sign-up, and no one with the other one$`, newUserSignsIn)
+	s.Step(`^`+who+` (suspends|reinstates) `+who+` through ingestion$`, changesStatusThroughIngestion)
+	s.Step(`^`+who+`'s token still works$`, tokenStillWorks)
+	s.Step(`^`+who+`'s token is still refused$`, tokenStillRefused)
 }
 
 // Listing and removing users (users.feature): listUsers (ListUsersResolver,
@@ -183,4 +196,234 @@ func noLongerListed(ctx context.Context, name string) error {
 		err := w.noProfile(p.urn)
 		return err == nil, err
 	})
+}
+
+// A removed user's name coming back (users-05 to users-07): whoever signs
+// up under it, or is made anew by ingestion, is someone new. The steps keep
+// what the removed user held (their token, their session's client, their
+// password) and make the new user, waiting until the new user is active
+// where the target judges tokens (their own session, or a token made for
+// them, is answered), so that what is refused then is refused although a
+// user of that name is there.
+
+// formerSelf is what a removed user held before their name came back.
+type formerSelf struct {
+	p        *person
+	token    string
+	client   *apiClient
+	password string
+}
+
+// keepFormerSelf keeps what p held and starts p anew: no token, no client,
+// no password.
+func (w *world) keepFormerSelf(p *person) error {
+	if !p.removed {
+		return w.fail("%s was not removed: the scenario needs \"Given the administrator has removed %s\"", p.name, p.name)
+	}
+	w.former = &formerSelf{p: p, token: p.token, client: p.client, password: p.password}
+	p.token, p.tokenID, p.probeToken, p.client, p.password, p.session = "", "", "", nil, "", nil
+	p.exists, p.removed, p.suspended = false, false, false
+	return nil
+}
+
+func signsUpUnderName(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.keepFormerSelf(p); err != nil {
+		return err
+	}
+	// A sign-up right after the removal may meet the removal's lag: tried
+	// again within the propagation window.
+	if err := w.signUpInvited(p); err != nil {
+		return err
+	}
+	c := newAPIClient("the new "+name+"'s session", w.frontend())
+	u, err := url.Parse(w.frontend() + "/")
+	if err != nil {
+		return w.failed(err)
+	}
+	c.jar.SetCookies(u, p.session)
+	p.client = c
+	return w.eventually("the new "+name+"'s session being answered as "+name, func() (bool, error) {
+		err := w.answerNames(w.clientWhoAmI(c), p.urn)
+		return err == nil, err
+	})
+}
+
+func ingestsInfoAnew(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.keepFormerSelf(p); err != nil {
+		return err
+	}
+	admin := w.admin()
+	info := corpUserInfo{Active: true, DisplayName: p.name + " (catalogspec, anew)", Email: p.username}
+	if err := w.mustIngest(admin, "corpuser", p.urn, "corpUserInfo", info); err != nil {
+		return err
+	}
+	p.exists = true
+	// The user made anew has no password: a token the administrator makes
+	// for them shows when the target takes them for an active user.
+	probe, err := w.prober(p)
+	if err != nil {
+		return err
+	}
+	return w.eventually("a token of the new "+name+" being answered as "+name, func() (bool, error) {
+		err := w.answerNames(w.askWhoAmI(probe, ""), p.urn)
+		return err == nil, err
+	})
+}
+
+func (w *world) theFormerSelf() (*formerSelf, error) {
+	if w.former == nil {
+		return nil, w.fail("no removed user's name came back in this scenario")
+	}
+	return w.former, nil
+}
+
+// formerTokenRefused: the token the removed user held is refused now that
+// a user of that name is active again.
+func formerTokenRefused(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	f, err := w.theFormerSelf()
+	if err != nil {
+		return err
+	}
+	if f.token == "" {
+		return w.fail("%s held no token before the removal", name)
+	}
+	a := w.askWhoAmI(w.withToken(name+"'s token from before the removal", f.token), "")
+	return w.refused(a)
+}
+
+func formerSessionRefused(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	f, err := w.theFormerSelf()
+	if err != nil {
+		return err
+	}
+	if f.client == nil || len(f.client.cookies()) == 0 {
+		return w.fail("%s held no session before the removal", name)
+	}
+	a := w.clientWhoAmI(f.client)
+	if a.status != http.StatusUnauthorized && a.status != http.StatusForbidden {
+		return w.fail("%s answered status %d, expected a refusal (401 or 403): the session of the removed user works for the new one", a.what, a.status)
+	}
+	return nil
+}
+
+// newUserLacks: the new user, asking through their own session, does not
+// hold the privilege (within the propagation window: a target may take a
+// moment to stop applying a policy to the name).
+func newUserLacks(ctx context.Context, name, privilege string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	field, ok := privilegeFields[privilege]
+	if !ok {
+		return w.fail("no field of me.platformPrivileges reports %s", privilege)
+	}
+	if p.client == nil {
+		return w.fail("the new %s has no session", name)
+	}
+	return w.eventually("the new "+name+" not holding "+privilege, func() (bool, error) {
+		a := w.clientWhoAmI(p.client)
+		var me *meView
+		if err := a.data("me", &me); err != nil {
+			return false, w.failed(err)
+		}
+		if me == nil {
+			return false, w.fail("%s: `me` is null", a.what)
+		}
+		if me.PlatformPrivileges[field] {
+			return false, w.fail("%s: the new %s holds %s, granted to the user removed before", a.what, name, privilege)
+		}
+		return true, nil
+	})
+}
+
+func formerResetTokenRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	token, err := w.firstResetToken()
+	if err != nil {
+		return err
+	}
+	f, err := w.theFormerSelf()
+	if err != nil {
+		return err
+	}
+	p := f.p
+	if !p.exists || p.password == "" {
+		return w.fail("no one signed up under %s's name again", p.name)
+	}
+	a := w.attemptReset(w.suite.Target.Frontend, p.username, token)
+	if a.status < 400 {
+		return w.fail("%s answered status %d, expected a refusal: the reset token made for the removed user set the new user's password", a.what, a.status)
+	}
+	return w.notSignedIn(w.lastClient)
+}
+
+func newUserSignsIn(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.signsInAs(p.username, p.password, p.urn); err != nil {
+		return err
+	}
+	if w.newPassword == "" {
+		return w.fail("no new password was tried")
+	}
+	return w.cannotSignIn(p.username, w.newPassword)
+}
+
+// changesStatusThroughIngestion writes whom's corpUserStatus as name, at
+// the metadata service's ingestion endpoint: SUSPENDED or ACTIVE. Refused,
+// it changed nothing: whom's token answers as it did before.
+func changesStatusThroughIngestion(ctx context.Context, name, change, whom string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	p := w.person(whom)
+	if err := w.ensureUser(p); err != nil {
+		return err
+	}
+	status := map[string]any{"status": "SUSPENDED", "lastModified": map[string]any{"time": time.Now().UnixMilli(), "actor": "urn:li:corpuser:" + w.person(name).username}}
+	if change == "reinstates" {
+		status["status"] = "ACTIVE"
+	}
+	wasRefused := p.suspended
+	a := w.ingest(c, c.gms, "corpuser", p.urn, "corpUserStatus", status)
+	a.noEffect = func() error {
+		if p.token == "" {
+			return nil
+		}
+		me := w.askWhoAmI(w.withToken(whom+"'s token", p.token), "")
+		if wasRefused {
+			return w.refused(me)
+		}
+		return w.answerNames(me, p.urn)
+	}
+	if a.status == http.StatusOK {
+		p.suspended = change == "suspends"
+	}
+	w.last = a
+	return w.checkpoint()
+}
+
+func tokenStillWorks(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if p.token == "" {
+		return w.fail("%s holds no token", name)
+	}
+	return w.answerNames(w.askWhoAmI(w.withToken(name+"'s token", p.token), ""), p.urn)
+}
+
+func tokenStillRefused(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if p.token == "" {
+		return w.fail("%s holds no token", name)
+	}
+	return w.refused(w.askWhoAmI(w.withToken(name+"'s token", p.token), ""))
 }

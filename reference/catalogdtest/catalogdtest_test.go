@@ -52,9 +52,11 @@ func TestStartTokenStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer log.Close()
+	pwFile := filepath.Join(t.TempDir(), "root-password")
 	s, err := catalogdtest.Start(context.Background(), catalogdtest.Options{
 		Binary: bin, DatabaseURL: pgtest.Empty(t), Log: log,
-		Env: []string{"CATALOGD_ROOT_PASSWORD="}, // generated, and printed once on stdout
+		// Generated, and written to a new file of mode 0600 only.
+		Env: []string{"CATALOGD_ROOT_PASSWORD=", "CATALOGD_ROOT_PASSWORD_FILE=" + pwFile},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +75,15 @@ func TestStartTokenStop(t *testing.T) {
 		t.Errorf("/health answers %d once Start returned", code)
 	}
 
+	fi, err := os.Stat(pwFile)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the generated root password's file: %v, %v; want a file of mode 0600", fi, err)
+	}
+	pw, err := os.ReadFile(pwFile)
+	password := strings.TrimSpace(string(pw))
+	if err != nil || len(password) < 20 {
+		t.Fatalf("the generated root password's file holds %d characters (%v)", len(password), err)
+	}
 	token, err := s.Token(context.Background(), catalogdtest.Root, "catalogdtest", "ONE_HOUR")
 	if err != nil {
 		t.Fatal(err)
@@ -112,8 +123,8 @@ func TestStartTokenStop(t *testing.T) {
 		if !strings.Contains(out, "msg=\"catalogd started\"") {
 			t.Errorf("%s lacks catalogd's log:\n%s", what, out)
 		}
-		if strings.Contains(out, token) || !strings.Contains(out, "shown this once: [masked]") {
-			t.Errorf("%s shows a credential, or not the password line masked:\n%s", what, out)
+		if strings.Contains(out, token) || strings.Contains(out, password) || !strings.Contains(out, "generated a password for the root user") {
+			t.Errorf("%s shows a credential, or does not say where the generated password is:\n%s", what, out)
 		}
 	}
 	if tail := s.Tail(1); strings.Contains(tail, "\n") || tail == "" {

@@ -104,8 +104,10 @@ func retryAfter(t *testing.T, what string, resp *http.Response, window time.Dura
 	}
 }
 
-// TestSignInThrottle: failed sign-ins are throttled per user and per
-// client, clients as a trusted proxy names them and as nobody else can;
+// TestSignInThrottle: failed sign-ins are throttled per user and client
+// and per client (an IPv6 client by its /64), clients as a trusted proxy
+// names them and as nobody else can; the right password from a client that
+// has not been failing signs its user in, however many guesses others made;
 // a throttled attempt costs no password comparison, says when to try
 // again, and is let through once that time has passed.
 func TestSignInThrottle(t *testing.T) {
@@ -124,15 +126,37 @@ func TestSignInThrottle(t *testing.T) {
 		in.withPassword(t, u, "right-"+u)
 	}
 
-	t.Run("per user, from any client", func(t *testing.T) {
+	t.Run("per user: the failing clients, never the user", func(t *testing.T) {
+		// Three clients guess Ann's password: she is under attack. The
+		// right password from a client that has not been failing signs her
+		// in; from one that has, it is refused, as is another guess.
 		for i := 1; i <= 3; i++ {
 			if r := in.signIn(t, fmt.Sprintf("198.51.100.%d", i), "throttle-ann", "wrong"); r.StatusCode != 401 {
 				t.Fatalf("wrong password %d: %d, want 401", i, r.StatusCode)
 			}
 		}
-		retryAfter(t, "Ann's right password from a fourth client", in.signIn(t, "198.51.100.4", "throttle-ann", "right-throttle-ann"), window)
-		if r := in.signIn(t, "198.51.100.4", "throttle-bob", "right-throttle-bob"); r.StatusCode != 303 {
-			t.Fatalf("Bob meanwhile: %d, want 303", r.StatusCode)
+		retryAfter(t, "Ann's right password from a client that guessed", in.signIn(t, "198.51.100.1", "throttle-ann", "right-throttle-ann"), window)
+		if r := in.signIn(t, "198.51.100.4", "throttle-ann", "right-throttle-ann"); r.StatusCode != 303 {
+			t.Fatalf("Ann's right password from a client that has not been failing: %d, want 303 (signed in)", r.StatusCode)
+		}
+		if r := in.signIn(t, "198.51.100.2", "throttle-bob", "right-throttle-bob"); r.StatusCode != 303 {
+			t.Fatalf("Bob from a client that guessed Ann's: %d, want 303", r.StatusCode)
+		}
+		// A new client gets one guess while she is under attack.
+		if r := in.signIn(t, "198.51.100.5", "throttle-ann", "wrong"); r.StatusCode != 401 {
+			t.Fatalf("a new client's first guess: %d, want 401", r.StatusCode)
+		}
+		retryAfter(t, "its second guess", in.signIn(t, "198.51.100.5", "throttle-ann", "wrong"), window)
+	})
+	t.Run("an IPv6 client is its /64", func(t *testing.T) {
+		for i := 1; i <= 5; i++ {
+			if r := in.signIn(t, fmt.Sprintf("2001:db8:5::%x", i), fmt.Sprintf("v6-nobody-%d", i), "wrong"); r.StatusCode != 401 {
+				t.Fatalf("failure %d: %d, want 401", i, r.StatusCode)
+			}
+		}
+		retryAfter(t, "another address of the same /64, with Bob's right password", in.signIn(t, "2001:db8:5::beef:1", "throttle-bob", "right-throttle-bob"), window)
+		if r := in.signIn(t, "2001:db8:5:1::1", "throttle-bob", "right-throttle-bob"); r.StatusCode != 303 {
+			t.Fatalf("Bob from the next /64: %d, want 303", r.StatusCode)
 		}
 	})
 	t.Run("per client, whatever user it names", func(t *testing.T) {
@@ -177,7 +201,7 @@ func TestSignInThrottle(t *testing.T) {
 				t.Fatalf("wrong password %d: %d, want 401", i, r.StatusCode)
 			}
 		}
-		retryAfter(t, "Ann's right password within the window", brief.signIn(t, "198.51.100.5", "throttle-ann", "right-throttle-ann"), window)
+		retryAfter(t, "Ann's right password within the window, from the client that guessed", brief.signIn(t, "198.51.100.4", "throttle-ann", "right-throttle-ann"), window)
 		time.Sleep(window + 500*time.Millisecond)
 		if r := brief.signIn(t, "198.51.100.4", "throttle-ann", "right-throttle-ann"); r.StatusCode != 303 {
 			t.Fatalf("Ann's right password after the window: %d, want 303", r.StatusCode)

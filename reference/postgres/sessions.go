@@ -6,13 +6,29 @@ import (
 	"github.com/catalogspec/catalogspec/reference"
 )
 
-// CreateSession records a browser session.
+// CreateSession records a browser session while its user exists:
+// ENOTFOUND otherwise. A removal of the user waits for it (lockUserKey),
+// and so ends it too.
 func (db *DB) CreateSession(ctx context.Context, s reference.Session) error {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
-	_, err := db.pool.Exec(ctx, `INSERT INTO sessions (id, actor_urn, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-		s.ID, s.ActorURN, s.CreatedAt, s.ExpiresAt)
-	return translate(err)
+	tx, err := db.pool.Begin(ctx)
+	if err != nil {
+		return translate(err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	ok, err := lockUserKey(ctx, tx, s.ActorURN)
+	if err != nil {
+		return translate(err)
+	}
+	if !ok {
+		return reference.Errorf(reference.ENOTFOUND, "user %s does not exist", reference.Excerpt(s.ActorURN))
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO sessions (id, actor_urn, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+		s.ID, s.ActorURN, s.CreatedAt, s.ExpiresAt); err != nil {
+		return translate(err)
+	}
+	return translate(tx.Commit(ctx))
 }
 
 // Session returns the session with id; ENOTFOUND when there is none.

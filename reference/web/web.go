@@ -109,11 +109,15 @@ func (p *Pages) Mount(mux *http.ServeMux) {
 // the session cookie is sent on with the session token as its bearer
 // token, so the metadata service authorizes it exactly as that user's
 // personal access token. A request that sends its own Authorization header
-// is sent on as it is.
+// is sent on as it is. A cookie that holds anything but a session's token
+// (a personal access token pasted in, say) is not sent on: the request
+// then has no credentials.
 func (p *Pages) WithSession(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, sent := r.Header["Authorization"]; !sent {
-			if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" {
+			// Only a session's token: a personal access token put in the
+			// cookie is no session, and is not sent on.
+			if c, err := r.Cookie(SessionCookie); err == nil && c.Value != "" && p.svc.IsSessionToken(c.Value) {
 				r = r.Clone(r.Context())
 				r.Header.Set("Authorization", "Bearer "+c.Value)
 			}
@@ -134,6 +138,9 @@ func (p *Pages) session(r *http.Request) (*signedIn, error) {
 	c, err := r.Cookie(SessionCookie)
 	if err != nil || c.Value == "" {
 		return nil, nil
+	}
+	if !p.svc.IsSessionToken(c.Value) {
+		return nil, nil // a personal access token in the cookie is no session
 	}
 	actor, err := p.svc.Authenticate(r.Context(), c.Value)
 	if err != nil {

@@ -93,7 +93,8 @@ Environment:
   DATAHUB_TOKEN_SERVICE_ISSUER        the tokens' iss (default datahub-metadata-service)
   ACCESS_TOKEN_ALLOW_NO_EXPIRY        false refuses createAccessToken for NO_EXPIRY tokens, as
                                       current DataHub does by default (default true)
-  CATALOGD_ROOT_PASSWORD              the root user's password (default: generated and printed once)
+  CATALOGD_ROOT_PASSWORD              the root user's password (default: generated once, written to a new file of mode 0600 whose path is printed)
+  CATALOGD_ROOT_PASSWORD_FILE         where a generated root password goes (a new file; default: beside the data directory, or the temporary directory)
   CATALOGD_DB_TIMEOUT                 one database call (default 5s)
   CATALOGD_REQUEST_TIMEOUT            one request end to end (default 30s)
   CATALOGD_READ_TIMEOUT               reading one request (default 30s)

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -77,6 +78,10 @@ type common struct {
 	postgres string
 	// existing: use only a database the service already has (token create).
 	existing bool
+	// behind sets the clock back by this much (token create --expired): a
+	// token minted then has expired already. Never used by serve: a clock
+	// behind would keep expired tokens alive.
+	behind time.Duration
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -203,7 +208,10 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 	if err != nil {
 		return nil, nil, err
 	}
-	if now != nil {
+	if c.behind > 0 {
+		now = func() time.Time { return time.Now().Add(-c.behind) }
+	}
+	if now != nil && c.behind == 0 {
 		logger.Warn("this instance's clock runs ahead: for conformance testing only", "CATALOGD_CLOCK_OFFSET", getenv("CATALOGD_CLOCK_OFFSET"))
 		codec = codec.WithClock(now)
 	}
@@ -243,9 +251,53 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 		searchLag.BuiltAt(built)
 	}
 	if generated != "" {
-		fmt.Fprintf(announce, "catalogd: generated a password for the root user %s; it is shown this once: %s\n", reference.RootUser, generated)
+		dir := ""
+		if getenv("DATABASE_URL") == "" && c.postgres != "container" {
+			dir = filepath.Dir(c.dataDir) // beside the local cluster
+		}
+		path, err := writeRootPassword(getenv("CATALOGD_ROOT_PASSWORD_FILE"), dir, generated)
+		if err != nil {
+			return nil, nil, fmt.Errorf("the root user's generated password could not be kept (%w): set CATALOGD_ROOT_PASSWORD, or CATALOGD_ROOT_PASSWORD_FILE to a file this user may create", err)
+		}
+		fmt.Fprintf(announce, "catalogd: generated a password for the root user %s, in the file %s (mode 0600, readable by this OS user alone): sign in with it, then delete the file\n", reference.RootUser, path)
 	}
 	return b, logger, nil
+}
+
+// writeRootPassword keeps a generated root password where only its
+// operator can read it: a new file of mode 0600 (never one that exists, nor
+// through a link), at path when it is set, else with a fresh name in dir
+// (the system's temporary directory when dir is ""). Not on stdout or in a
+// log: those go to terminals' scrollback, journals and log collectors that
+// others read; the file is readable by the OS user who could read the
+// database anyway, and root. It returns the file's path.
+func writeRootPassword(path, dir, password string) (string, error) {
+	var (
+		f   *os.File
+		err error
+	)
+	if path != "" {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	} else {
+		f, err = os.CreateTemp(dir, "catalogd-root-password-*") // 0600, O_EXCL
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(password + "\n"); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(f.Name())
+		return "", err
+	}
+	abs, err := filepath.Abs(f.Name())
+	if err != nil {
+		return f.Name(), nil
+	}
+	return abs, nil
 }
 
 // secret returns the value of env, or a random value generated once and kept
