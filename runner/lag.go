@@ -25,6 +25,16 @@ const (
 	dataHubSearchLag     = 4 * time.Second
 )
 
+// SearchLag is how long a write may take to show in the target's search
+// index: the reference's own lag when the harness started it (zero when
+// immediate), else DataHub's default.
+func (t *Target) SearchLag() time.Duration {
+	if t.Reference {
+		return t.Lag.Search
+	}
+	return dataHubSearchLag
+}
+
 // referenceLag is how the harness starts the reference: zero is immediate.
 type referenceLag struct {
 	PolicyRefresh time.Duration `json:"policy_refresh_ns,omitempty"`

@@ -26,6 +26,9 @@ type suite struct {
 	// name (switches.go).
 	switchMu sync.Mutex
 	switches map[string]*bootSwitch
+	// invites is whether the target's invite tokens have settled to one
+	// (native_users.go).
+	invites invitePool
 	// steps are the step definitions, compiled once (outcome.go).
 	steps compiledSteps
 }
