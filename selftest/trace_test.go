@@ -52,12 +52,14 @@ func TestLeavesNoTrace(t *testing.T) {
 		t.Fatalf("the seeded target is not what the test means it to be: %v entities, %d sessions", before.count, len(before.sessions))
 	}
 	// Each run uses a short lease, so that a killed run is found dead in
-	// seconds.
+	// seconds. The propagation window is 20 s: by URL the suite takes the
+	// target's search to lag as DataHub's (4 s), and settling its invite
+	// token waits twice that (native_users.go, invitesSettled).
 	suite := func(ctx context.Context, cmd string, env ...string) *exec.Cmd {
 		c := exec.CommandContext(ctx, bin, cmd)
 		c.Env = append(cleanEnv(), append([]string{
 			"CATALOGSPEC_GMS_URL=" + tgt.gms, "CATALOGSPEC_FRONTEND_URL=" + tgt.frontend, "CATALOGSPEC_ADMIN_TOKEN=" + tgt.admin,
-			"CATALOGSPEC_PROPAGATION_TIMEOUT=5s", "CATALOGSPEC_FAIL_ON=should", "CATALOGSPEC_LEASE=3s", "NO_COLOR=1",
+			"CATALOGSPEC_PROPAGATION_TIMEOUT=20s", "CATALOGSPEC_FAIL_ON=should", "CATALOGSPEC_LEASE=3s", "NO_COLOR=1",
 			"CATALOGSPEC_REPORTS_DIR=" + filepath.Join(t.TempDir(), "reports")}, env...)...)
 		catalogdtest.StopWithParent(c)
 		c.WaitDelay = 5 * time.Second
@@ -144,7 +146,7 @@ func TestLeavesNoTrace(t *testing.T) {
 	t.Run("killed in the exclusive window, the next run puts everything back", func(t *testing.T) {
 		killInWindow(t)
 		// The dead run's lease has not run out yet: the next run waits.
-		code, out := run(t, "run", "CATALOGSPEC_TAGS=@smoke", "CATALOGSPEC_WAIT=1m", "CATALOGSPEC_DISABLE=ui")
+		code, out := run(t, "run", "CATALOGSPEC_TAGS=@smoke && ~@cap:native-users", "CATALOGSPEC_WAIT=1m", "CATALOGSPEC_DISABLE=ui")
 		if code != 0 {
 			t.Fatalf("exit %d, want 0:\n%s", code, catalogdtest.LastLines(out, 40))
 		}
