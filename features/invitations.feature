@@ -17,6 +17,11 @@ Feature: Invitations and signing up
   Unicode's confusables, UTS #39) is refused at sign-up with 400, so that no one signs up
   as "Datahub" and is taken for the root user.
 
+  Making a new invite token cannot be undone: DataHub offers no way to bring the old one
+  back, so the invitations people were given stop working. The scenarios that make one
+  are tagged @irreversible; leave them out (~@irreversible) on a deployment people use.
+  Asking for the invite token where there is none makes one, which stays.
+
   @id:invite-01 @must @smoke
   Scenario: An invite token from someone holding MANAGE_USER_CREDENTIALS lets a new person sign up
     Given Ann holds a personal access token
@@ -75,15 +80,19 @@ Feature: Invitations and signing up
     When with the invite token Carl signs up and is signed in as Carl
     Then with the invite token Dan signs up and is signed in as Dan
 
-  @id:invite-07 @must @core @exclusive
+  @id:invite-07 @must @core @exclusive @irreversible
   Scenario: A new invite token lets a new person sign up
+    Irreversible: the invite token people were given is replaced for good.
+
     Given Ann holds a personal access token
     And Ann is granted MANAGE_USER_CREDENTIALS
     When Ann makes a new invite token
     Then with the invite token Carl signs up and is signed in as Carl
 
-  @id:invite-08 @should @core @exclusive
+  @id:invite-08 @should @core @exclusive @irreversible
   Scenario: A new invite token replaces the one before
+    Irreversible: the invite token people were given is replaced for good.
+
     Given the administrator has asked for the invite token
     And the administrator has made a new invite token
     When Carl signs up with the invite token before the new one

@@ -494,12 +494,13 @@ func inProposal(err error, i, n int) error {
 	return Errorf(code, "proposal %d of %d: %s", i+1, n, ErrorMessageOf(err))
 }
 
-// DeleteEntity deletes a dataset or a tag with every aspect it has, as
-// DataHub's OpenAPI v3 DELETE /openapi/v3/entity/{type}/{urn} does (which
-// DataHub's SDK sends for a proposal to delete): the caller needs
-// DELETE_ENTITY on it. Users, policies and tokens are removed by their own
-// operations. Deleting what does not exist changes nothing and succeeds,
-// as in DataHub.
+// DeleteEntity deletes an entity of any type with every aspect it has and
+// its timeseries values, as DataHub's OpenAPI v3 DELETE
+// /openapi/v3/entity/{type}/{urn} does (GenericEntitiesController
+// .deleteEntity, EntityService.deleteUrn; DataHub's SDK sends it for a
+// proposal to delete): the caller needs DELETE_ENTITY on it. Users,
+// policies and tokens are removed by their own operations. Deleting what
+// does not exist changes nothing and succeeds, as in DataHub.
 func (s *Service) DeleteEntity(ctx context.Context, entityType, rawURN string) error {
 	urn, err := ParseURN(rawURN)
 	if err != nil {
@@ -509,8 +510,7 @@ func (s *Service) DeleteEntity(ctx context.Context, entityType, rawURN string) e
 		return err
 	}
 	switch urn.EntityType {
-	case EntityDataset, EntityTag:
-	default:
+	case EntityPolicy, EntityAccessToken, EntityCorpUser:
 		return Errorf(EBADREQUEST, "a %s is not deleted here: %s", urn.EntityType, deletedBy(urn.EntityType))
 	}
 	if _, err := s.require(ctx, urn, PrivDeleteEntity); err != nil {
