@@ -87,3 +87,181 @@ func jsonOf(v map[string]any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// graphQLAnswer is a response as a client reads it.
+type graphQLAnswer struct {
+	Data   map[string]json.RawMessage `json:"data"`
+	Errors []struct {
+		Message    string         `json:"message"`
+		Extensions map[string]any `json:"extensions"`
+	} `json:"errors"`
+}
+
+// askWith sends a document to a handler of limits l with no service
+// behind it (a resolver that runs fails, and is logged as failing), and
+// returns the answer, its raw body and the log.
+func askWith(t *testing.T, l Limits, query, operation string, vars map[string]any) (graphQLAnswer, string, string) {
+	t.Helper()
+	var logs strings.Builder
+	h := NewHandler(nil, "test", slog.New(slog.NewTextHandler(&logs, nil)), l)
+	body, _ := json.Marshal(map[string]any{"query": query, "operationName": operation, "variables": vars})
+	r := httptest.NewRequest("POST", "/api/graphql", strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
+	r = r.WithContext(reference.NewContextWithActor(r.Context(), reference.Actor{URN: reference.RootUser}))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var a graphQLAnswer
+	if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil {
+		t.Fatalf("the answer is not JSON: %.300s", w.Body.String())
+	}
+	return a, w.Body.String(), logs.String()
+}
+
+// refusedFor says whether a is the refusal of one limit alone: one
+// BAD_REQUEST naming it, no data.
+func refusedFor(a graphQLAnswer, limit string) bool {
+	return a.Data == nil && len(a.Errors) == 1 && strings.Contains(a.Errors[0].Message, "limit: "+limit) &&
+		a.Errors[0].Extensions["type"] == "BAD_REQUEST" && a.Errors[0].Extensions["code"] == float64(400)
+}
+
+// TestCostAtItsLimit: a document's cost is counted exactly, however its
+// pages are asked for: the count as a literal, in a variable given or left
+// to its default, in an input object given as a variable, left out, out of
+// range; the pages under several aliases of one field, under different
+// root fields, through fragments and inline fragments, their items'
+// lists; one operation of several. Each document is answered under a
+// budget of exactly its cost and refused under one less, before anything
+// runs (no resolver is called: none is logged as failing).
+//
+// A page of n tokens selecting { total tokens { urn name } } costs
+// 1 (the field) + n (the items it fetches) + 1 (total) + n (tokens) + 2n
+// (urn and name of each): 2 + 4n.
+func TestCostAtItsLimit(t *testing.T) {
+	tokens := func(count string) string {
+		return "listAccessTokens(input: {count: " + count + "}) { total tokens { urn name } }"
+	}
+	const (
+		// 1 + 5 + 1 (total) + 5 × (policies, urn, privileges, actors, users) = 32
+		policies = "listPolicies(input: {count: 5}) { total policies { urn privileges actors { users } } }"
+		// 1 + 2 + 2 × (users, urn, username) = 9
+		users = "listUsers(input: {count: 2}) { users { urn username } }"
+		// 1 + 4 + 1 (total) + 4 × (searchResults, entity, urn, matchedFields, name) = 26
+		scroll = `scrollAcrossEntities(input: {query: "*", count: 4}) { total searchResults { entity { urn } matchedFields { name } } }`
+		// 3: no page
+		me = "me { corpUser { urn } }"
+	)
+	cases := []struct {
+		name, query, operation string
+		vars                   map[string]any
+		cost                   int
+	}{
+		{"a count of 7", "{ " + tokens("7") + " }", "", nil, 30},
+		{"a count of 7 in a variable", "query Q($n: Int) { " + tokens("$n") + " }", "", map[string]any{"n": 7}, 30},
+		{"a count of 7 as a variable's default", "query Q($n: Int = 7) { " + tokens("$n") + " }", "", nil, 30},
+		{"a count of 7 in a variable whose default is 3", "query Q($n: Int = 3) { " + tokens("$n") + " }", "", map[string]any{"n": 7}, 30},
+		{"a variable left out: 20", "query Q($n: Int) { " + tokens("$n") + " }", "", nil, 82},
+		{"a variable given as null: 20", "query Q($n: Int) { " + tokens("$n") + " }", "", map[string]any{"n": nil}, 82},
+		{"a count of 7 in an input variable", "query Q($in: ListAccessTokenInput!) { listAccessTokens(input: $in) { total tokens { urn name } } }", "", map[string]any{"in": map[string]any{"count": 7}}, 30},
+		{"a count of 7 in an input variable's default", "query Q($in: ListAccessTokenInput! = {count: 7}) { listAccessTokens(input: $in) { total tokens { urn name } } }", "", nil, 30},
+		{"an input variable given over its default", "query Q($in: ListAccessTokenInput! = {count: 7}) { listAccessTokens(input: $in) { total tokens { urn name } } }", "", map[string]any{"in": map[string]any{"count": 3}}, 14},
+		{"no count: 20", "{ listAccessTokens(input: {}) { total tokens { urn name } } }", "", nil, 82},
+		{"a count of 0: 20", "{ " + tokens("0") + " }", "", nil, 82},
+		{"a count of 1,001: 1,000", "{ " + tokens("1001") + " }", "", nil, 4002},
+		{"a count of 5,000 in a variable: 1,000", "query Q($n: Int) { " + tokens("$n") + " }", "", map[string]any{"n": 5000}, 4002},
+		// A negative count is refused by the service: no page is fetched,
+		// each field counts once.
+		{"a count of -1", "{ " + tokens("-1") + " }", "", nil, 5},
+		{"a count of -1 in a variable", "query Q($n: Int) { " + tokens("$n") + " }", "", map[string]any{"n": -1}, 5},
+		{"three aliases of pages of 3, 7 and 1", "{ a: " + tokens("3") + " b: " + tokens("7") + " c: " + tokens("1") + " }", "", nil, 14 + 30 + 6},
+		{"the same, two counts from variables (one a default)", "query Q($a: Int, $b: Int = 7) { a: " + tokens("$a") + " b: " + tokens("$b") + " c: " + tokens("1") + " }", "", map[string]any{"a": 3}, 14 + 30 + 6},
+		{"different root fields", "{ " + tokens("3") + " " + policies + " " + users + " " + scroll + " " + me + " }", "", nil, 14 + 32 + 9 + 26 + 3},
+		{"pages in a fragment on Query", "{ ...Pages c: " + tokens("1") + " }\nfragment Pages on Query { a: " + tokens("3") + " b: " + tokens("7") + " }", "", nil, 14 + 30 + 6},
+		{"a page in an inline fragment on Query", "{ ... on Query { a: " + tokens("3") + " } b: " + tokens("7") + " }", "", nil, 44},
+		{"one fragment of items in two pages", "{ a: listAccessTokens(input: {count: 3}) { total tokens { ...T } } b: listAccessTokens(input: {count: 7}) { total tokens { ...T } } }\nfragment T on AccessTokenMetadata { urn name }", "", nil, 44},
+		{"a page's list through a fragment", "{ listAccessTokens(input: {count: 7}) { ...R } }\nfragment R on ListAccessTokenResult { total tokens { ...T } }\nfragment T on AccessTokenMetadata { urn name }", "", nil, 30},
+		{"a page's list through an inline fragment", "{ listAccessTokens(input: {count: 7}) { ... on ListAccessTokenResult { total tokens { urn name } } } }", "", nil, 30},
+		{"the operation run, not the other", "query A { " + tokens("3") + " }\nquery B { a: " + tokens("7") + " b: " + tokens("7") + " }", "A", nil, 14},
+		{"the other operation run", "query A { " + tokens("3") + " }\nquery B { a: " + tokens("7") + " b: " + tokens("7") + " }", "B", nil, 60},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a, body, logs := askWith(t, Limits{Cost: c.cost}, c.query, c.operation, c.vars)
+			if refusedFor(a, "cost") || !strings.Contains(logs, "panic in resolver") {
+				t.Errorf("at a budget of its cost, %d: refused, or nothing ran: %.300s", c.cost, body)
+			}
+			a, body, logs = askWith(t, Limits{Cost: c.cost - 1}, c.query, c.operation, c.vars)
+			if !refusedFor(a, "cost") || strings.Contains(logs, "panic in resolver") {
+				t.Errorf("at a budget of %d, one less than its cost: want one BAD_REQUEST naming the cost, no data, nothing run: %.300s", c.cost-1, body)
+			}
+		})
+	}
+}
+
+// TestResponseBytesAtItsLimit: a query's answer is counted against the
+// byte budget whole, every root field of it, however they are asked for:
+// several aliases of one field, different fields, through fragments, a
+// type named by a variable. Each document is answered whole under a
+// budget of exactly the bytes of its root fields' values and refused
+// under one less, with one error naming the limit and no data; once the
+// budget is spent, the root fields after it are not run. The root fields
+// here are questions about the schema, which need no service.
+func TestResponseBytesAtItsLimit(t *testing.T) {
+	const (
+		tokenType = `__type(name: "AccessTokenMetadata") { name fields { name } }`
+		queryType = `__type(name: "Query") { name }`
+		schema    = `__schema { queryType { name } mutationType { name } }`
+	)
+	cases := []struct {
+		name, query string
+		vars        map[string]any
+	}{
+		{"one root field", "{ a: " + tokenType + " }", nil},
+		{"three aliases of one field", "{ a: " + tokenType + " b: " + queryType + " c: " + tokenType + " }", nil},
+		{"different root fields", "{ a: " + tokenType + " s: " + schema + " }", nil},
+		{"root fields through a fragment", "{ ...F s: " + schema + " }\nfragment F on Query { a: " + tokenType + " ... on Query { b: " + queryType + " } }", nil},
+		{"a type named by a variable", `query Q($t: String!) { a: __type(name: $t) { name fields { name } } b: ` + queryType + " }", map[string]any{"t": "Policy"}},
+		{"a type named by a variable's default", `query Q($t: String! = "ListPoliciesResult") { a: __type(name: $t) { name fields { name } } b: ` + queryType + " }", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			whole, body, _ := askWith(t, Limits{}, c.query, "", c.vars)
+			if len(whole.Errors) != 0 || len(whole.Data) == 0 {
+				t.Fatalf("under the default budget: %.300s", body)
+			}
+			size := 0
+			for _, v := range whole.Data {
+				size += len(v)
+			}
+			a, body, _ := askWith(t, Limits{ResponseBytes: size}, c.query, "", c.vars)
+			if len(a.Errors) != 0 || len(a.Data) != len(whole.Data) {
+				t.Errorf("at a budget of its %d bytes: %.300s; want it whole", size, body)
+			}
+			for k, v := range whole.Data {
+				if string(a.Data[k]) != string(v) {
+					t.Errorf("at a budget of its %d bytes, %s is %.100s; want %.100s", size, k, a.Data[k], v)
+				}
+			}
+			a, body, _ = askWith(t, Limits{ResponseBytes: size - 1}, c.query, "", c.vars)
+			if !refusedFor(a, "responseBytes") {
+				t.Errorf("at a budget of %d, one byte less than its answer: %.300s; want one BAD_REQUEST naming responseBytes and no data", size-1, body)
+			}
+		})
+	}
+
+	// The root fields after the budget is spent are not run: here the
+	// resolver of me, which fails with no service behind it.
+	first, _, _ := askWith(t, Limits{}, "{ a: "+tokenType+" }", "", nil)
+	size := len(first.Data["a"])
+	a, body, logs := askWith(t, Limits{ResponseBytes: size - 1}, "{ a: "+tokenType+" m: me { corpUser { urn } } }", "", nil)
+	if !refusedFor(a, "responseBytes") || strings.Contains(logs, "panic in resolver") {
+		t.Errorf("a root field past a spent budget: %.300s; want the refusal alone, me not run (%d bytes logged)", body, len(logs))
+	}
+	_, body, logs = askWith(t, Limits{ResponseBytes: size + len("null")}, "{ a: "+tokenType+" m: me { corpUser { urn } } }", "", nil)
+	if !strings.Contains(logs, "panic in resolver") {
+		t.Errorf("within the budget, me was not run: %.300s", body)
+	}
+	// A mutation is never held to it: what it did is answered.
+	if a, body, _ := askWith(t, Limits{ResponseBytes: 1}, `mutation { a: revokeAccessToken(tokenId: "x") }`, "", nil); refusedFor(a, "responseBytes") {
+		t.Errorf("a mutation under a budget of 1 byte: %.300s; want it run", body)
+	}
+}
