@@ -25,8 +25,9 @@
 // (schema.go, schemabuild.go), the journal and the report.
 //
 // Mutants are made in the reference's own code (the domain, httpapi, jwt,
-// postgres, and graph's resolver.go, convert.go and handler.go; never
-// generated code, tests, pgprovider or cmd), one change each:
+// postgres, and graph's resolver.go, convert.go, handler.go and its
+// budgets and document limits, budget.go and limits.go; never generated
+// code, tests, pgprovider or cmd), one change each:
 //
 //	compare      == ↔ !=, < ↔ <=, > ↔ >=
 //	logical      && ↔ ||
@@ -105,6 +106,8 @@ var targetGlobs = []string{
 	"reference/graph/resolver.go",
 	"reference/graph/convert.go",
 	"reference/graph/handler.go",
+	"reference/graph/budget.go",
+	"reference/graph/limits.go",
 	"reference/web/*.go",
 }
 
