@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -263,5 +264,37 @@ func TestResponseBytesAtItsLimit(t *testing.T) {
 	// A mutation is never held to it: what it did is answered.
 	if a, body, _ := askWith(t, Limits{ResponseBytes: 1}, `mutation { a: revokeAccessToken(tokenId: "x") }`, "", nil); refusedFor(a, "responseBytes") {
 		t.Errorf("a mutation under a budget of 1 byte: %.300s; want it run", body)
+	}
+}
+
+// TestNoRootFieldRunsPastTheReadBudget: once a request has read past its
+// read budget, its answer is the refusal naming it, and the root fields
+// not yet run are not run (here me, whose resolver fails with no service
+// behind it).
+func TestNoRootFieldRunsPastTheReadBudget(t *testing.T) {
+	for _, over := range []bool{false, true} {
+		var logs strings.Builder
+		h := NewHandler(nil, "test", slog.New(slog.NewTextHandler(&logs, nil)), Limits{})
+		m := reference.NewMemoryPool(0).Open(100)
+		defer m.Close()
+		if over {
+			if err := reference.ChargeRead(reference.Metered(reference.NewContextWithMemory(context.Background(), m)), 101); err == nil {
+				t.Fatal("a read of 101 bytes within a budget of 100")
+			}
+		}
+		r := httptest.NewRequest("POST", "/api/graphql", strings.NewReader(`{"query":"{ m: me { corpUser { urn } } }"}`))
+		r.Header.Set("Content-Type", "application/json")
+		r = r.WithContext(reference.NewContextWithMemory(reference.NewContextWithActor(r.Context(), reference.Actor{URN: reference.RootUser}), m))
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		var a graphQLAnswer
+		_ = json.Unmarshal(w.Body.Bytes(), &a)
+		ran := strings.Contains(logs.String(), "panic in resolver")
+		if over && (!refusedFor(a, "readBytes") || ran) {
+			t.Errorf("past the read budget: %.300s, me run: %v; want the refusal alone, nothing run", w.Body.String(), ran)
+		}
+		if !over && (refusedFor(a, "readBytes") || !ran) {
+			t.Errorf("within the read budget: %.300s, me run: %v; want me run", w.Body.String(), ran)
+		}
 	}
 }
