@@ -7,8 +7,11 @@ Feature: GraphQL over HTTP
   echoing what was sent. The frontend answers GraphQL too. A call refused for want of a
   privilege is answered as DataHub does: HTTP 200 and a GraphQL error. A query may nest
   50 levels deep, DataHub's depth limit (GRAPHQL_QUERY_DEPTH_LIMIT), and one level more is
-  refused; a question about the schema (introspection) may nest 20 levels deep, as the
-  good-faith introspection check of DataHub's GraphQL engine (graphql-java) allows.
+  refused; its fields may come to 2,000, DataHub's complexity limit
+  (GRAPHQL_QUERY_COMPLEXITY_LIMIT), counted over the whole query (every root field, through
+  fragments) but for the type names (__typename), and one more is refused; a question about
+  the schema (introspection) may nest 20 levels deep, as the good-faith introspection check
+  of DataHub's GraphQL engine (graphql-java) allows.
   Recommended beyond DataHub, from the GraphQL over HTTP draft and RFC 9110: saying in the
   Allow header that only POST is allowed; refusing a body not declared as JSON with 415;
   answering application/graphql-response+json to a client that asks for it. Recommended
@@ -124,6 +127,33 @@ Feature: GraphQL over HTTP
   Scenario: A query of 1,500 fields is answered, as DataHub answers a complexity up to 2,000
     When Ann asks for 1500 fields in one query
     Then the answer has data and no errors
+
+  @id:http-22 @must @core
+  Scenario Outline: A query of 2,000 fields <how> is answered, as DataHub answers a complexity up to 2,000
+    When Ann asks for 2000 fields <how>
+    Then the answer holds every field asked for, with no errors
+
+    Examples:
+      | how                                |
+      | as aliases of one root field       |
+      | over several different root fields |
+      | through fragments                  |
+
+  @id:http-23 @must @core
+  Scenario Outline: A query of 2,001 fields <how> is refused, as DataHub refuses past its complexity limit of 2,000
+    When Ann asks for 2001 fields <how>
+    Then the answer is a GraphQL error saying the query's complexity is 2001, past the limit of 2000, without data
+
+    Examples:
+      | how                                |
+      | as aliases of one root field       |
+      | over several different root fields |
+      | through fragments                  |
+
+  @id:http-24 @must @core
+  Scenario: A query of 2,000 fields that also asks for type names 1,000 times is answered, as DataHub counts no type name
+    When Ann asks for 2000 fields and 1000 type names in one query
+    Then the answer holds every field asked for, with no errors
 
   @id:http-15 @should @core
   Scenario: A body with a second JSON object after the first is refused without being echoed

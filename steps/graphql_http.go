@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -18,9 +19,13 @@ func registerGraphQLHTTPSteps(s stepRegistrar) {
 	s.Step(`^the answer names the type (\w+), with no errors$`, typeNamed)
 	s.Step(`^`+who+` asks for a type nested (\d+) levels deep$`, asksNestedType)
 	s.Step(`^`+who+` asks for (\d+) fields in one query$`, asksManyFields)
+	s.Step(`^`+who+` asks for (\d+) fields (as aliases of one root field|over several different root fields|through fragments)$`, asksFieldsSpread)
+	s.Step(`^`+who+` asks for (\d+) fields and (\d+) type names in one query$`, asksFieldsAndTypeNames)
 	s.Step(`^`+who+` asks for her manager, her manager's manager and so on, in a query nested (\d+) levels deep$`, asksNestedManagers)
 	s.Step(`^the answer is a GraphQL error, without data$`, answeredWithErrorWithoutData)
 	s.Step(`^the answer has data and no errors$`, answeredWithoutErrors)
+	s.Step(`^the answer holds every field asked for, with no errors$`, answeredEveryFieldAsked)
+	s.Step(`^the answer is a GraphQL error saying the query's complexity is (\d+), past the limit of (\d+), without data$`, refusedForComplexity)
 	s.Step(`^the request is refused, not answered$`, requestRefusedNotAnswered)
 	s.Step(`^the answer is DataHub's "unauthorized" GraphQL error$`, answerIsUnauthorizedGraphQLError)
 	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` through the frontend's (GraphQL|v2 GraphQL) endpoint$`, asksWhoSheIsThroughFrontend)
@@ -39,6 +44,9 @@ func registerGraphQLHTTPSteps(s stepRegistrar) {
 // graphqlState is what a GraphQL transport scenario sent.
 type graphqlState struct {
 	echoMarker string // a marker sent in a body the answer must not echo
+	// fieldsAsked are the names the last query of many fields gives its
+	// root fields: its answer's data holds each of them and nothing else.
+	fieldsAsked []string
 }
 
 // frontendGraphQLPath is where the frontend answers GraphQL, by the name
@@ -373,25 +381,206 @@ func answeredWithErrorWithoutData(ctx context.Context) error {
 	return nil
 }
 
-// asksManyFields asks for n fields in one query: n aliases of __typename
-// under me, which DataHub's complexity limit (2,000) counts one each.
+// asksManyFields asks for n fields in one query, over several different
+// root fields (see fieldsDocument).
 func asksManyFields(ctx context.Context, name string, n int) error {
+	return asksFieldsSpread(ctx, name, n, "over several different root fields")
+}
+
+// asksFieldsSpread asks for n fields in one query, the way how says.
+func asksFieldsSpread(ctx context.Context, name string, n int, how string) error {
+	return asksFields(ctx, name, n, how, 0)
+}
+
+// asksFieldsAndTypeNames asks for n fields over several root fields and
+// for __typename k times besides, half at the top, half in a user.
+func asksFieldsAndTypeNames(ctx context.Context, name string, n, k int) error {
+	return asksFields(ctx, name, n, "over several different root fields", k)
+}
+
+func asksFields(ctx context.Context, name string, n int, how string, typeNames int) error {
 	w := theWorld(ctx)
-	c, err := w.as(w.person(name))
+	p := w.person(name)
+	c, err := w.as(p)
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	b.WriteString("{ me { corpUser { urn ")
-	for i := range n - 3 {
-		fmt.Fprintf(&b, "f%d: __typename ", i)
+	doc, keys, err := fieldsDocument(n, how, typeNames)
+	if err != nil {
+		return w.fail("%v", err)
 	}
-	b.WriteString("} } }")
-	a := w.graphql(c, b.String(), nil)
-	a.what = fmt.Sprintf("%s asking for %d fields in one query", name, n)
+	w.fieldsAsked = keys
+	var vars map[string]any
+	if strings.Contains(doc, "$urn") {
+		vars = map[string]any{"urn": p.urn}
+	}
+	a := w.graphql(c, doc, vars)
+	a.what = fmt.Sprintf("%s asking for %d fields %s", name, n, how)
+	if typeNames > 0 {
+		a.what += fmt.Sprintf(" and %d type names", typeNames)
+	}
 	a.noEffect = nothingToCheck
 	w.last = a
 	return w.checkpoint()
+}
+
+// complexityPart is a root field and what DataHub's complexity limit
+// (GRAPHQL_QUERY_COMPLEXITY_LIMIT, 2,000) counts for it: graphql-java's
+// MaxQueryComplexityInstrumentation with DataHub's
+// DataHubFieldComplexityCalculator counts each field 1 plus its
+// selections, over the whole operation, through fragments, and __typename
+// nothing; a field adds more only for an input with a count under a
+// search's results, or an input that is a list, which none of these has.
+type complexityPart struct {
+	field, fragmented string // the field, and the same through fragments
+	cost              int
+}
+
+var (
+	// appConfigParts are one root field, appConfig, two ways.
+	appConfigParts = []complexityPart{
+		{"appConfig { authConfig { tokenAuthEnabled } }", "appConfig { ...Auth }", 3},
+		{"appConfig { appVersion }", "appConfig { ...Version }", 2},
+	}
+	// mixedParts are three root fields.
+	mixedParts = []complexityPart{
+		{"me { corpUser { urn } }", "me { ...Me }", 3},
+		{"appConfig { appVersion }", "appConfig { ...Version }", 2},
+		{"corpUser(urn: $urn) { urn }", "corpUser(urn: $urn) { ...User }", 2},
+	}
+	// fieldFragments are the fragments the parts spread, by name.
+	fieldFragments = map[string]string{
+		"Auth":    "fragment Auth on AppConfig { authConfig { tokenAuthEnabled } }",
+		"Version": "fragment Version on AppConfig { appVersion }",
+		"Me":      "fragment Me on AuthenticatedUser { corpUser { ...User } }",
+		"User":    "fragment User on CorpUser { urn }",
+	}
+)
+
+// fieldsDocument is a query whose fields DataHub's complexity limit counts
+// n in all: aliases of one root field, of several, or of several through
+// fragments (four fragments on Query, each selecting its fields through
+// fragments of their own); with typeNames aliases of __typename besides,
+// half at the top and half in the asker's user, which it counts nothing.
+// The operation declares $urn (the asker's URN) when it uses it. keys are
+// the names of its root fields, as its answer's data holds them.
+func fieldsDocument(n int, how string, typeNames int) (doc string, keys []string, err error) {
+	parts := mixedParts
+	if how == "as aliases of one root field" {
+		parts = appConfigParts
+	}
+	var fields []string
+	for left, i := n, 0; left > 0; i++ {
+		p := parts[i%len(parts)]
+		if left-p.cost == 1 || left < p.cost {
+			// Another part, so that what is left can still be made.
+			found := false
+			for _, q := range parts {
+				if q.cost != p.cost && left-q.cost != 1 && left >= q.cost {
+					p, found = q, true
+					break
+				}
+			}
+			if !found {
+				return "", nil, fmt.Errorf("no query of these root fields has a complexity of %d", n)
+			}
+		}
+		f := p.field
+		if how == "through fragments" {
+			f = p.fragmented
+		}
+		keys = append(keys, fmt.Sprintf("f%d", len(fields)))
+		fields = append(fields, fmt.Sprintf("f%d: %s", len(fields), f))
+		left -= p.cost
+	}
+	var b strings.Builder
+	b.WriteString("query fields {")
+	if strings.Contains(strings.Join(fields, " "), "$urn") {
+		// GraphQL refuses a variable declared and never used.
+		b.Reset()
+		b.WriteString("query fields($urn: String!) {")
+	}
+	if how == "through fragments" {
+		b.WriteString(" ...Q0 ...Q1 ...Q2 ...Q3 }\n")
+		for q := range 4 {
+			fmt.Fprintf(&b, "fragment Q%d on Query {", q)
+			for i := q; i < len(fields); i += 4 {
+				b.WriteString(" " + fields[i])
+			}
+			b.WriteString(" }\n")
+		}
+		// Only the fragments spread: GraphQL refuses one never used.
+		for _, f := range []string{"Auth", "Version", "Me", "User"} {
+			if strings.Contains(b.String(), "..."+f+" ") {
+				b.WriteString(fieldFragments[f] + "\n")
+			}
+		}
+		return b.String(), keys, nil
+	}
+	if typeNames > 0 {
+		// The first field is me { corpUser { urn } }: half of them there.
+		var in strings.Builder
+		for i := typeNames / 2; i < typeNames; i++ {
+			fmt.Fprintf(&in, " t%d: __typename", i)
+		}
+		fields[0] = strings.Replace(fields[0], "urn }", "urn"+in.String()+" }", 1)
+		for i := range typeNames / 2 {
+			fmt.Fprintf(&b, " t%d: __typename", i)
+			keys = append(keys, fmt.Sprintf("t%d", i))
+		}
+	}
+	for _, f := range fields {
+		b.WriteString(" " + f)
+	}
+	b.WriteString(" }")
+	return b.String(), keys, nil
+}
+
+// refusedForComplexity: an error without data whose message names the
+// complexity, the figure counted and the limit. DataHub's is graphql-java's
+// "maximum query complexity exceeded 2001 > 2000"
+// (MaxQueryComplexityInstrumentation), the reference's gqlgen's "operation
+// has complexity 2001, which exceeds the limit of 2000".
+func refusedForComplexity(ctx context.Context, counted, limit int) error {
+	if err := answeredWithErrorWithoutData(ctx); err != nil {
+		return err
+	}
+	w := theWorld(ctx)
+	g, err := w.last.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	msg := g.Errors[0].Message
+	if !strings.Contains(strings.ToLower(msg), "complexity") || !strings.Contains(msg, strconv.Itoa(counted)) || !strings.Contains(msg, strconv.Itoa(limit)) {
+		return w.fail("%s was refused with %q, which does not say its complexity is %d, past the limit of %d", w.last.what, msg, counted, limit)
+	}
+	return nil
+}
+
+// answeredEveryFieldAsked: a 200 without errors whose data holds every
+// root field the query of many fields asked for, none of them null, and
+// nothing else.
+func answeredEveryFieldAsked(ctx context.Context) error {
+	if err := answeredWithoutErrors(ctx); err != nil {
+		return err
+	}
+	w := theWorld(ctx)
+	g, err := w.last.decodeGraphQL()
+	if err != nil {
+		return w.failed(err)
+	}
+	if len(w.fieldsAsked) == 0 {
+		return w.fail("no query of many fields was sent before this step (a defect of the scenario)")
+	}
+	for _, k := range w.fieldsAsked {
+		if v, ok := g.Data[k]; !ok || string(v) == "null" {
+			return w.fail("%s was answered without its field %s (%s): %.300s", w.last.what, k, v, w.last.body)
+		}
+	}
+	if len(g.Data) != len(w.fieldsAsked) {
+		return w.fail("%s was answered with %d root fields, where it asked for %d", w.last.what, len(g.Data), len(w.fieldsAsked))
+	}
+	return nil
 }
 
 // answeredWithoutErrors: a 200 whose data is there and errors absent.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/99designs/gqlgen/complexity"
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
@@ -24,10 +25,24 @@ import (
 // 2000): a query DataHub serves is served here too.
 const complexityLimit = 2000
 
+// typeNameFields names __typename on every type, for the complexity limit
+// to count nothing for it, as DataHub's does: graphql-java's complexity
+// calculation (QueryComplexityCalculator.calculateComplexity) answers 0
+// for a field that isTypeNameIntrospectionField. gqlgen counts a field
+// that is ignored nothing, its key the type it is selected on and its name.
+func typeNameFields(s *ast.Schema) map[string]struct{} {
+	m := make(map[string]struct{}, len(s.Types))
+	for name := range s.Types {
+		m[name+".__typename"] = struct{}{}
+	}
+	return m
+}
+
 // NewHandler returns the GraphQL handler: POST only, with the contract's
 // error shape. The caller puts the actor in the request context first.
 func NewHandler(svc *reference.Service, version string, logger *slog.Logger, limits Limits) http.Handler {
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{Service: svc, Version: version}}))
+	es := NewExecutableSchema(Config{Resolvers: &Resolver{Service: svc, Version: version}})
+	srv := handler.New(es)
 	srv.AddTransport(transport.POST{})
 	// Documents are parsed and validated once: clients send the same few.
 	srv.SetQueryCache(newDocumentCache[*ast.QueryDocument]())
@@ -36,7 +51,7 @@ func NewHandler(svc *reference.Service, version string, logger *slog.Logger, lim
 		// DataHub serves introspection; GraphiQL and code generators need it.
 		srv.Use(extension.Introspection{})
 	}
-	srv.Use(extension.FixedComplexityLimit(complexityLimit))
+	srv.Use(extension.FixedComplexityLimit(complexityLimit, complexity.WithIgnoreFields(typeNameFields(es.Schema()))))
 	l := limits.withDefaults()
 	srv.Use(&budgetExtension{maxCost: l.Cost, maxBytes: l.ResponseBytes})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
