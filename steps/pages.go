@@ -75,6 +75,7 @@ func (w *world) browserOf(name string) (*runner.Page, error) {
 	if err != nil {
 		return nil, w.fail("opening a browser for %s: %v", name, err)
 	}
+	p.Owner = w.name
 	if w.pages == nil {
 		w.pages = map[string]*runner.Page{}
 	}
