@@ -53,7 +53,8 @@ type options struct {
 	bare                  bool // internal: serve the bare handler (startBare)
 	cacheOff              bool
 	suite                 bool   // time the suite's runs too
-	suiteLag              string // CATALOGSPEC_REFERENCE_LAG of the lagging run
+	suiteOnly             bool   // time the suite's runs alone
+	suiteLag              string // CATALOGSPEC_REFERENCE_LAG of the lagging run; "none" for no lagging run
 }
 
 func main() {
@@ -69,8 +70,9 @@ func main() {
 	flag.IntVar(&o.fillers, "fill-connections", 16, "concurrent requests while filling tokens and policies")
 	flag.BoolVar(&o.cacheOff, "no-cache", false, "run catalogd with CATALOGD_CACHE=false, to compare")
 	flag.BoolVar(&o.bare, "serve-bare", false, "")
-	flag.BoolVar(&o.suite, "suite", true, "first time the suite: the whole of it and its must-level scenarios against the reference, and the must-level ones against the reference lagging as DataHub does (-suite-lag)")
-	flag.StringVar(&o.suiteLag, "suite-lag", "datahub", "how the reference lags in the lagging run (CATALOGSPEC_REFERENCE_LAG): datahub is a policy refresh every 120s and lists 4s behind")
+	flag.BoolVar(&o.suite, "suite", true, "first time the suite: the whole of it and the scenarios without a browser against the reference (their ratio), its must-level scenarios, and the must-level ones against the reference lagging as DataHub does (-suite-lag)")
+	flag.BoolVar(&o.suiteOnly, "suite-only", false, "time the suite's runs and nothing else")
+	flag.StringVar(&o.suiteLag, "suite-lag", "datahub", "how the reference lags in the lagging run (CATALOGSPEC_REFERENCE_LAG): datahub is a policy refresh every 120s and lists 4s behind; none leaves the lagging run out")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./tools/bench [flags]\n\nLoad test of the reference catalogd beside a bare net/http handler (make bench).\nPostgreSQL as for the suite: DATABASE_URL, a container, or local binaries.\nCATALOGSPEC_CATALOGD names a built catalogd; unset, it is built.\n\n")
 		flag.PrintDefaults()
@@ -146,18 +148,30 @@ func run(ctx context.Context, o options) error {
 	// The suite first, while nothing else of the benchmark runs.
 	var suiteRows []row
 	if o.suite {
-		suiteRows, err = timeSuite(ctx, work, bin, []suiteRun{
-			{name: "whole suite, the immediate reference (the browser's scenarios included)",
-				bound: "the machine's cores: each scenario's own work, CATALOGSPEC_CONCURRENCY at a time; nothing waits"},
+		runs := []suiteRun{
+			{name: "whole suite, the immediate reference (the browser's scenarios included)", role: "whole",
+				bound: "the machine's cores: each scenario's own work, CATALOGSPEC_CONCURRENCY at a time, the browser's beside it; nothing waits"},
+			{name: "the scenarios without a browser (CATALOGSPEC_TAGS='~@ui'), the immediate reference", env: []string{"CATALOGSPEC_TAGS=~@ui"}, role: "no-browser",
+				bound: "the machine's cores"},
 			{name: "must-level scenarios, the immediate reference", env: []string{"CATALOGSPEC_TAGS=@must"},
-				bound: "as above"},
-			{name: "must-level scenarios, the reference lagging as DataHub (CATALOGSPEC_REFERENCE_LAG=" + o.suiteLag + ")",
+				bound: "as the whole suite"},
+		}
+		if o.suiteLag != "none" {
+			runs = append(runs, suiteRun{name: "must-level scenarios, the reference lagging as DataHub (CATALOGSPEC_REFERENCE_LAG=" + o.suiteLag + ")",
 				env:   []string{"CATALOGSPEC_TAGS=@must", "CATALOGSPEC_REFERENCE_LAG=" + o.suiteLag},
-				bound: "the policy refreshes: the waits overlap, so the run takes the refreshes of its longest chain of changes (a switch of the exclusive window and putting it back; a grant then its withdrawal), not the sum of its waits"},
-		})
+				bound: "the policy refreshes: the waits overlap, so the run takes the refreshes of its longest chain of changes (a switch of the exclusive window and putting it back; a grant then its withdrawal), not the sum of its waits"})
+		}
+		suiteRows, err = timeSuite(ctx, work, bin, runs)
 		if err != nil {
 			return err
 		}
+	}
+	if o.suiteOnly {
+		fmt.Printf("\n## The suite's own time, %s\n\n", time.Now().Format("2006-01-02"))
+		fmt.Printf("Machine: %d cores, %s/%s, %s. Command: `go run ./tools/bench -suite-only` (-suite-lag %s); whole run %s.\n\n",
+			runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version(), o.suiteLag, time.Since(started).Round(time.Second))
+		printSuiteRows(suiteRows)
+		return nil
 	}
 
 	// A durable cluster (fsync on, as catalogd's own data directory is), so
@@ -320,13 +334,17 @@ func run(ctx context.Context, o options) error {
 	if len(suiteRows) > 0 {
 		fmt.Println("\nThe suite's runs (each starts its own reference and database):")
 		fmt.Println()
-		fmt.Println("| run | result | what bounds it |")
-		fmt.Println("|---|---|---|")
-		for _, r := range suiteRows {
-			fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
-		}
+		printSuiteRows(suiteRows)
 	}
 	return nil
+}
+
+func printSuiteRows(rows []row) {
+	fmt.Println("| run | result | what bounds it, goal |")
+	fmt.Println("|---|---|---|")
+	for _, r := range rows {
+		fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
+	}
 }
 
 // startBare runs the bare handler in a process of its own (as catalogd
