@@ -65,7 +65,7 @@ func findBrowser(getenv func(string) string) (string, error) {
 			return path, nil
 		}
 	}
-	return "", fmt.Errorf("no Chromium or Chrome on PATH (looked for %s): install one (Debian: apt-get install chromium) or set %s", strings.Join(browserNames, ", "), EnvBrowser)
+	return "", fmt.Errorf("no Chromium or Chrome on PATH (looked for %s): install one (Debian: apt-get install chromium-headless-shell, or chromium) or set %s", strings.Join(browserNames, ", "), EnvBrowser)
 }
 
 // UITimeout bounds each thing the suite asks the browser to do.

@@ -204,3 +204,41 @@ func TestBrowserPageEmptied(t *testing.T) {
 	}
 	p.Release()
 }
+
+// The headless shell is driven when it is there, chromium when it is not
+// (a machine set up before .ci/run installed the shell), and
+// CATALOGSPEC_BROWSER wins over both.
+func TestFindBrowserPrefersTheHeadlessShell(t *testing.T) {
+	dir := t.TempDir()
+	put := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	t.Setenv("PATH", dir)
+	env := func(vars map[string]string) func(string) string {
+		return func(k string) string { return vars[k] }
+	}
+	chromium := put("chromium")
+	if got, err := findBrowser(env(nil)); err != nil || got != chromium {
+		t.Errorf("without the shell: %q, %v; want %s", got, err, chromium)
+	}
+	shell := put("chromium-headless-shell")
+	if got, err := findBrowser(env(nil)); err != nil || got != shell {
+		t.Errorf("with the shell: %q, %v; want %s", got, err, shell)
+	}
+	if got, err := findBrowser(env(map[string]string{EnvBrowser: "chromium"})); err != nil || got != chromium {
+		t.Errorf("%s=chromium: %q, %v", EnvBrowser, got, err)
+	}
+	if err := os.Remove(chromium); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(shell); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := findBrowser(env(nil)); err == nil || !strings.Contains(err.Error(), "chromium-headless-shell") {
+		t.Errorf("no browser: %v, want it to name what it looked for", err)
+	}
+}

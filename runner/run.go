@@ -31,7 +31,7 @@ import (
 //	| CATALOGSPEC_DISABLE      | capabilities switched off, comma-separated | none                |
 //	| CATALOGSPEC_FAIL_ON      | lowest level whose failure fails the run: must, should or may | must; should for the reference |
 //	| CATALOGSPEC_BASELINE     | file of scenarios known to fail on the target | none               |
-//	| CATALOGSPEC_CONCURRENCY  | scenarios run at once                    | 4                     |
+//	| CATALOGSPEC_CONCURRENCY  | scenarios run at once, and half as many @ui ones beside them | 4          |
 //	| CATALOGSPEC_SEED         | seed of the random scenario order        | random, printed       |
 //	| CATALOGSPEC_FORMAT       | what goes to stdout: pretty or progress  | pretty when run one at a time, else progress |
 //	| CATALOGSPEC_REPORTS_DIR  | where the reports and logs go            | reports               |

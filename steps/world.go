@@ -462,8 +462,8 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 func (w *world) sleep(d time.Duration) {
 	defer w.suite.Profile.Record(w.name, w.ui, "pause", w.step, time.Now())
 	if w.admitted && w.suite.Sched != nil {
-		w.suite.Sched.Pause()
-		defer w.suite.Sched.Resume()
+		w.suite.Sched.Pause(w.name)
+		defer w.suite.Sched.Resume(w.name)
 	}
 	time.Sleep(d)
 }
