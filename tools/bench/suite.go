@@ -311,6 +311,9 @@ func browserTier(path string) (string, error) {
 		sec float64
 	}
 	by := map[string]*sum{}
+	// When the browser's scenarios ran, and when the run's last scenario
+	// ended: how far the browser tier overlapped the rest.
+	uiFirst, uiLast, end := -1.0, 0.0, 0.0
 	add := func(k string, s float64) {
 		if by[k] == nil {
 			by[k] = &sum{}
@@ -324,6 +327,15 @@ func browserTier(path string) (string, error) {
 		var s runner.Span
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			return "", err
+		}
+		if s.Kind == "scenario" {
+			end = max(end, s.Start+s.Seconds)
+			if s.UI {
+				if uiFirst < 0 || s.Start < uiFirst {
+					uiFirst = s.Start
+				}
+				uiLast = max(uiLast, s.Start+s.Seconds)
+			}
 		}
 		switch {
 		case s.Kind == "scenario" && s.UI:
@@ -349,10 +361,10 @@ func browserTier(path string) (string, error) {
 	start := get("browser-start")
 	made, emptied, thrown, taken := get("context-made"), get("context-emptied"), get("context-thrown"), get("context-taken")
 	nav, load, run, eval := get("navigate"), get("wait-load"), get("run"), get("eval")
-	return fmt.Sprintf("browser tier: %d scenarios, %.1f s of scenario time in all (the other %d: %.1f s); the browser started in %.1f s; "+
+	return fmt.Sprintf("browser tier: %d scenarios, %.1f s of scenario time in all (the other %d: %.1f s), run from %.1f s to %.1f s of the scenarios' %.1f s; the browser started in %.1f s; "+
 		"pages: %d made (%.1f s), %d emptied for another scenario (%.1f s, in the background), %d thrown away instead; "+
 		"scenarios waited %.1f s in all for a page; %d page loads (%.1f s), %d waits for a new document (%.1f s), %d other browser commands (%.1f s), %d scripts run (%.1f s)",
-		ui.n, ui.sec, other.n, other.sec, start.sec,
+		ui.n, ui.sec, other.n, other.sec, max(uiFirst, 0), uiLast, end, start.sec,
 		made.n, made.sec, emptied.n, emptied.sec, thrown.n,
 		taken.sec, nav.n, nav.sec, load.n, load.sec, run.n, run.sec, eval.n, eval.sec), nil
 }
