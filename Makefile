@@ -146,6 +146,8 @@ FUZZ_TARGETS := \
 	./reference/httpapi:FuzzGraphQLRequest \
 	./reference/httpapi:FuzzProposal \
 	./reference/httpapi:FuzzOpenAPIItems \
+	./reference/httpapi:FuzzWriteGate \
+	./reference/httpapi:FuzzEncodeJSON \
 	./reference/graph:FuzzCheckDocument
 
 fuzz:
