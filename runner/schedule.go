@@ -28,7 +28,8 @@ import (
 //     runs beside the rest of the run instead of taking its slots. Each
 //     lane starts its scenarios in the run's order; a phase that runs its
 //     scenarios one at a time runs one of either lane. At concurrency 1
-//     there is one lane: one scenario at a time.
+//     there is one lane: one scenario at a time; and one when the run has
+//     scenarios of one kind only.
 //   - the scenarios start in an order drawn from the seed over the whole
 //     run (godog's own shuffles each feature apart), within phases:
 //     1. alone: the scenarios that compare instances (@cap:replicas), one
@@ -150,9 +151,16 @@ func newScheduler(selected []ScenarioInfo, slots int, seed int64, throwsSwitch f
 	order := append([]string{phaseAlone}, later...)
 	s := &Scheduler{lane: map[string]int{}, quiet: make(chan struct{})}
 	s.slots[laneWork] = max(slots, 1)
-	s.slots[laneBrowser] = browserSlots(slots)
+	// Two lanes when the run has scenarios of both kinds; one when it has
+	// only one kind (CATALOGSPEC_TAGS=@ui runs them Concurrency at a time).
+	ui := func(sc ScenarioInfo) bool { return slices.Contains(sc.Capabilities, "ui") }
+	if slices.ContainsFunc(selected, ui) && !slices.ContainsFunc(selected, func(sc ScenarioInfo) bool { return !ui(sc) }) {
+		s.slots[laneBrowser] = 0
+	} else {
+		s.slots[laneBrowser] = browserSlots(slots)
+	}
 	for _, sc := range selected {
-		if s.slots[laneBrowser] > 0 && slices.Contains(sc.Capabilities, "ui") {
+		if s.slots[laneBrowser] > 0 && ui(sc) {
 			s.lane[sc.Name] = laneBrowser
 		}
 	}

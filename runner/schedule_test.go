@@ -304,6 +304,18 @@ func TestScheduleGivesTheBrowserScenariosSlotsOfTheirOwn(t *testing.T) {
 	}
 }
 
+func TestScheduleRunsOnlyBrowserScenariosInEverySlot(t *testing.T) {
+	s := newScheduler(browserScenarios(3), 2, 1, throwsSwitch)
+	order := s.phases[0].order
+	admitted(t, s, order[0])
+	admitted(t, s, order[1]) // both slots: there is nothing else to run
+	third := blocked(t, s, order[2])
+	s.Leave(order[0], true, noClose)
+	if why := <-third; why != "" {
+		t.Fatal(why)
+	}
+}
+
 func TestScheduleRunsOneAtATimeAtConcurrencyOne(t *testing.T) {
 	s := newScheduler(append(scenarios(phaseRest, 1), browserScenarios(1)...), 1, 1, throwsSwitch)
 	order := s.phases[0].order
