@@ -12,11 +12,15 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -176,13 +180,80 @@ func TestLeavesNoTrace(t *testing.T) {
 		}
 	})
 
-	t.Run("killed at a moment drawn at random, cleanup puts everything back", func(t *testing.T) {
-		// Everything but the browser and what cannot be undone, and tag-04,
-		// whose tag's URN the target chooses: it is recorded one request
-		// after it is made (docs/suite.md).
+	t.Run("killed before it learns the URN of a tag the target chose, cleanup removes the tag", func(t *testing.T) {
+		// tag-04 makes a tag without an id: the target chooses its URN,
+		// which the run learns from the answer. A proxy in front of the
+		// metadata service holds that answer back until the run has been
+		// killed, so the tag exists and no journal line names its URN.
+		made := make(chan struct{})
+		release := make(chan struct{})
+		up, err := url.Parse(tgt.gms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := httputil.NewSingleHostReverseProxy(up)
+		var once sync.Once
+		rp.ModifyResponse = func(resp *http.Response) error {
+			if resp.Request.Header.Get("X-Catalogspec-Held") != "" {
+				once.Do(func() { close(made) })
+				<-release
+			}
+			return nil
+		}
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var g struct {
+				Query     string `json:"query"`
+				Variables struct {
+					Input map[string]any `json:"input"`
+				} `json:"variables"`
+			}
+			if json.Unmarshal(body, &g) == nil && strings.Contains(g.Query, "createTag(") && g.Variables.Input["name"] != nil && g.Variables.Input["id"] == nil {
+				r.Header.Set("X-Catalogspec-Held", "1")
+			}
+			rp.ServeHTTP(w, r)
+		}))
+		// The held answer is let go before the proxy closes, which waits
+		// for it.
+		defer proxy.Close()
+		defer close(release)
+
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		cmd := suite(ctx, "run", "CATALOGSPEC_TAGS=~@ui && ~@irreversible && ~@id:tag-04")
+		cmd := suite(ctx, "run", "CATALOGSPEC_TAGS=@id:tag-04", "CATALOGSPEC_GMS_URL="+proxy.URL)
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-made:
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("the run never made a tag without an id:\n%s", mask(buf.String(), tgt.admin))
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if diff := tgt.differences(before, tgt.snapshot(t), nil); !slices.ContainsFunc(diff, func(d string) bool { return strings.Contains(d, "tag") }) {
+			t.Fatalf("the killed run left no tag behind: the kill came outside the window (differences: %q)", diff)
+		}
+		code, out := run(t, "cleanup", "CATALOGSPEC_WAIT=1m")
+		if code != 0 {
+			t.Fatalf("cleanup: exit %d, want 0:\n%s", code, out)
+		}
+		t.Logf("%s", strings.TrimSpace(out))
+		tgt.sameAs(t, before, tgt.snapshot(t), nil)
+	})
+
+	t.Run("killed at a moment drawn at random, cleanup puts everything back", func(t *testing.T) {
+		// Everything but the browser and what cannot be undone.
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		cmd := suite(ctx, "run", "CATALOGSPEC_TAGS=~@ui && ~@irreversible")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
