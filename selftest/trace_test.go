@@ -77,6 +77,15 @@ func TestLeavesNoTrace(t *testing.T) {
 		return exitCode(t, err), mask(string(out), tgt.admin)
 	}
 
+	t.Run("a token that could not remove the run's people is refused before anything is written", func(t *testing.T) {
+		code, out := run(t, "run", "CATALOGSPEC_ADMIN_TOKEN="+tgt.partialAdmin)
+		out = mask(out, tgt.partialAdmin)
+		if code != 2 || !strings.Contains(out, "who lacks MANAGE_USERS_AND_GROUPS:") {
+			t.Errorf("exit %d, want 2 and a line saying the token lacks MANAGE_USERS_AND_GROUPS (and only that):\n%s", code, catalogdtest.LastLines(out, 20))
+		}
+		tgt.sameAs(t, before, tgt.snapshot(t), nil)
+	})
+
 	t.Run("a whole run leaves the target as it found it", func(t *testing.T) {
 		// The @ui scenarios are left out only for time: their people are
 		// made and removed as the others' are. The @irreversible ones
@@ -338,6 +347,7 @@ var irreversible = []string{"inviteToken"}
 // database.
 type traceTarget struct {
 	gms, frontend, admin string
+	partialAdmin         string // a token of someone who may not remove users
 	db                   string // the database's URL
 	rootPassword         string
 	pg                   *pgx.Conn // to that database, for the test's goroutine
@@ -397,6 +407,27 @@ func (tt *traceTarget) seed(t *testing.T) {
 	}})
 	tt.graphql(t, `mutation t($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { metadata { id } } }`, map[string]any{"input": map[string]any{
 		"type": "PERSONAL", "actorUrn": user, "duration": "ONE_MONTH", "name": "their token"}})
+	// An operator who manages tokens, policies and tags but not users: the
+	// suite could not remove the people it made with their token.
+	operator := "urn:li:corpuser:operator-without-user-management"
+	ingest("corpuser", operator, "corpUserInfo", map[string]any{"active": true, "displayName": "An operator", "email": "operator@example.com"})
+	tt.graphql(t, `mutation p($input: PolicyUpdateInput!) { createPolicy(input: $input) }`, map[string]any{"input": map[string]any{
+		"type": "PLATFORM", "name": "Token and policy managers", "state": "ACTIVE", "description": desc,
+		"privileges": []string{"MANAGE_ACCESS_TOKENS", "MANAGE_POLICIES", "MANAGE_TAGS"},
+		"actors":     map[string]any{"allUsers": false, "allGroups": false, "resourceOwners": false, "users": []string{operator}, "groups": []string{}},
+	}})
+	var made struct {
+		Data struct {
+			CreateAccessToken struct {
+				AccessToken string `json:"accessToken"`
+			} `json:"createAccessToken"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(tt.graphql(t, `mutation t($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { accessToken } }`, map[string]any{"input": map[string]any{
+		"type": "PERSONAL", "actorUrn": operator, "duration": "ONE_MONTH", "name": "the operator's token"}}), &made); err != nil || made.Data.CreateAccessToken.AccessToken == "" {
+		t.Fatalf("no token for the operator: %v", err)
+	}
+	tt.partialAdmin = made.Data.CreateAccessToken.AccessToken
 	tt.graphql(t, `{ getInviteToken(input: {}) { inviteToken } }`, nil)
 	b, _ := json.Marshal(map[string]string{"username": "datahub", "password": tt.rootPassword})
 	resp, err := http.Post(tt.frontend+"/logIn", "application/json", bytes.NewReader(b))
@@ -429,7 +460,7 @@ func (tt *traceTarget) post(t *testing.T, url string, body []byte, headers map[s
 	return b
 }
 
-func (tt *traceTarget) graphql(t *testing.T, query string, vars map[string]any) {
+func (tt *traceTarget) graphql(t *testing.T, query string, vars map[string]any) []byte {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	b := tt.post(t, tt.gms+"/api/graphql", body, nil)
@@ -439,6 +470,7 @@ func (tt *traceTarget) graphql(t *testing.T, query string, vars map[string]any) 
 	if err := json.Unmarshal(b, &a); err != nil || len(a.Errors) > 0 {
 		t.Fatalf("%s: %s", query, b)
 	}
+	return b
 }
 
 // dbState is what the target's database holds, as the test compares it.

@@ -59,6 +59,11 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 	if !me.PlatformPrivileges.ManagePolicies {
 		missing = append(missing, "MANAGE_POLICIES")
 	}
+	// The run's lock and journal are tags, and it deletes the tags it
+	// made: DataHub's createTag and deleteTag allow MANAGE_TAGS.
+	if !me.All["manageTags"] {
+		missing = append(missing, "MANAGE_TAGS")
+	}
 	// The run removes the users it made (removeUser), which DataHub allows
 	// only to holders of MANAGE_USERS_AND_GROUPS: without it every run would
 	// leave its people behind.
