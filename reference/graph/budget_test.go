@@ -173,6 +173,8 @@ func TestCostAtItsLimit(t *testing.T) {
 		// each field counts once.
 		{"a count of -1", "{ " + tokens("-1") + " }", "", nil, 5},
 		{"a count of -1 in a variable", "query Q($n: Int) { " + tokens("$n") + " }", "", map[string]any{"n": -1}, 5},
+		// An input with no count is no page: each field counts once.
+		{"an input without a count", "{ getInviteToken(input: {}) { inviteToken } }", "", nil, 2},
 		{"three aliases of pages of 3, 7 and 1", "{ a: " + tokens("3") + " b: " + tokens("7") + " c: " + tokens("1") + " }", "", nil, 14 + 30 + 6},
 		{"the same, two counts from variables (one a default)", "query Q($a: Int, $b: Int = 7) { a: " + tokens("$a") + " b: " + tokens("$b") + " c: " + tokens("1") + " }", "", map[string]any{"a": 3}, 14 + 30 + 6},
 		{"different root fields", "{ " + tokens("3") + " " + policies + " " + users + " " + scroll + " " + me + " }", "", nil, 14 + 32 + 9 + 26 + 3},
