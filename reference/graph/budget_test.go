@@ -300,3 +300,51 @@ func TestNoRootFieldRunsPastTheReadBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestLimitWriter: what is written is kept whole, in few blocks, until the
+// limit, whichever way it is written; a write past the limit, a string's
+// too, marks the writer over and drops what it held, and nothing after it
+// is kept.
+func TestLimitWriter(t *testing.T) {
+	w := newLimitWriter(1 << 20)
+	var want strings.Builder
+	for i := range 1000 {
+		s := string(rune('a' + i%26))
+		if i%2 == 0 {
+			_, _ = w.WriteString(s)
+		} else {
+			_, _ = w.Write([]byte(s))
+		}
+		want.WriteString(s)
+	}
+	if len(w.blocks) > 2 {
+		t.Fatalf("1,000 bytes written in %d blocks; want 2 (of 512 and 1,024 bytes)", len(w.blocks))
+	}
+	// The second block exactly full, then a string.
+	_, _ = w.Write([]byte(strings.Repeat("z", 1536-1000)))
+	want.WriteString(strings.Repeat("z", 1536-1000))
+	_, _ = w.WriteString("end")
+	want.WriteString("end")
+	var got strings.Builder
+	rendered{w}.MarshalGQL(&got)
+	if got.String() != want.String() || w.n != want.Len() || w.over {
+		t.Errorf("kept %d bytes (counted %d, over %v), want the %d written", got.Len(), w.n, w.over, want.Len())
+	}
+
+	for _, write := range []func(*limitWriter, string){
+		func(w *limitWriter, s string) { _, _ = w.WriteString(s) },
+		func(w *limitWriter, s string) { _, _ = w.Write([]byte(s)) },
+	} {
+		w := newLimitWriter(5)
+		write(w, "abc")
+		write(w, "de")
+		if w.over || w.n != 5 {
+			t.Errorf("5 bytes under a limit of 5: over %v, counted %d", w.over, w.n)
+		}
+		write(w, "f")
+		write(w, "")
+		if !w.over || w.blocks != nil {
+			t.Errorf("a sixth byte under a limit of 5: over %v, %d blocks held; want over, nothing held", w.over, len(w.blocks))
+		}
+	}
+}
