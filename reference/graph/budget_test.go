@@ -348,3 +348,31 @@ func TestLimitWriter(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswerHeldAgainstBytesInFlight: a root field's answer, past the
+// request's first MiB, is held against the bound on bytes in flight; one
+// the bound cannot hold is not answered, and the request is answered 503
+// with Retry-After and the error, as the other API paths answer.
+func TestAnswerHeldAgainstBytesInFlight(t *testing.T) {
+	pool := reference.NewMemoryPool(1) // a byte: no request holds more than its first MiB
+	m := pool.Open(1 << 30)
+	defer m.Close()
+	if err := m.Hold(reference.FreeBytes); err != nil {
+		t.Fatalf("holding the first MiB: %v", err)
+	}
+	h := NewHandler(nil, "test", slog.New(slog.NewTextHandler(io.Discard, nil)), Limits{})
+	body, _ := json.Marshal(map[string]any{"query": "{ __schema { types { name } } }"})
+	r := httptest.NewRequest("POST", "/api/graphql", strings.NewReader(string(body)))
+	r.Header.Set("Content-Type", "application/json")
+	ctx := reference.NewContextWithActor(r.Context(), reference.Actor{URN: reference.RootUser})
+	r = r.WithContext(reference.NewContextWithMemory(ctx, m))
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	var a graphQLAnswer
+	if err := json.Unmarshal(w.Body.Bytes(), &a); err != nil {
+		t.Fatalf("the answer is not JSON: %.300s", w.Body.String())
+	}
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || len(a.Errors) == 0 || strings.Contains(w.Body.String(), `"types"`) {
+		t.Errorf("an answer the bound cannot hold: status %d, Retry-After %q: %.300s; want 503, Retry-After, an error and no types", w.Code, w.Header().Get("Retry-After"), w.Body.String())
+	}
+}
