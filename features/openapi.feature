@@ -12,7 +12,8 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
   is shaped as the SDK shapes it.
 
   Writing needs EDIT_ENTITY, reading one of VIEW_ENTITY_PAGE, GET_ENTITY_PRIVILEGE,
-  EDIT_ENTITY or DELETE_ENTITY, deleting DELETE_ENTITY. DataHub checks a write against the
+  EDIT_ENTITY or DELETE_ENTITY (but for one's own user entity, which everyone may read),
+  deleting DELETE_ENTITY. DataHub checks a write against the
   entity type alone, so a grant on one dataset does not let one write even that dataset
   here; checking every entity of the request, as the reference does, is recommended.
   A request that cannot be carried out whole changes nothing, and a malformed one is refused
@@ -125,6 +126,28 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     When Ann reads the dataset through OpenAPI
     Then the answer has status 403
     And the answer shows nothing of the dataset
+
+  @id:openapi-25 @must @core @exclusive
+  Scenario Outline: Everyone reads their own user through <path>, and no one else's
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user through <path>
+    Then the answer is Ann's user, with her info
+    But Ann is refused Bob's user through <path>, and shown nothing of him
+
+    Examples:
+      | path                      |
+      | OpenAPI                   |
+      | OpenAPI's aspect path     |
+      | OpenAPI in a batch        |
+
+  @id:openapi-26 @must @core @exclusive
+  Scenario: Someone who may read only their own user is refused a batch holding another's through OpenAPI
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user and Bob's in a batch through OpenAPI
+    Then the answer has status 403
+    And the answer shows nothing of Bob's user
 
   @id:openapi-12 @must @core
   Scenario: Someone granted EDIT_ENTITY on datasets writes one through OpenAPI

@@ -154,6 +154,31 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
     Then the answer has status 403
     And the answer shows nothing of the dataset
 
+  # Everyone may read their own user entity whatever the policies say, and no one
+  # else's without a read privilege on it.
+  @id:restli-27 @must @core @exclusive
+  Scenario Outline: Everyone reads their own user through the <path>, and no one else's
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user through the <path>
+    Then the answer is Ann's user, with her info
+    But Ann is refused Bob's user through the <path>, and shown nothing of him
+
+    Examples:
+      | path                              |
+      | metadata service's aspect path    |
+      | frontend's aspect path            |
+      | metadata service's v2 entity path |
+      | frontend's v2 entity path         |
+
+  @id:restli-28 @must @core @exclusive
+  Scenario: Someone who may read only their own user is refused a batch holding another's through the v2 entity path
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user and Bob's in a batch through the v2 entity path
+    Then the answer has status 403
+    And the answer shows nothing of Bob's user
+
   @id:restli-12 @must @smoke
   Scenario Outline: Someone granted EDIT_ENTITY writes a batch of proposals through the <tier>, and each reads back
     Given Ann is granted EDIT_ENTITY
