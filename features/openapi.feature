@@ -17,7 +17,9 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
   entity type alone, so a grant on one dataset does not let one write even that dataset
   here; checking every entity of the request, as the reference does, is recommended.
   A request that cannot be carried out whole changes nothing, and a malformed one is refused
-  with 400 and a JSON body that says why.
+  with 400 and a JSON body that says why. Deleting an entity that does not exist is done
+  already: DataHub acknowledges it, makes nothing, and still refuses it to someone who may
+  not delete.
 
   Background:
     Given Ann holds a personal access token
@@ -246,6 +248,25 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     When Ann deletes the dataset through OpenAPI
     Then the answer has status 403
     And the dataset's description reads back through the metadata service's entity path
+
+  @id:openapi-27 @must @core
+  Scenario Outline: Someone granted DELETE_ENTITY deletes <what> through OpenAPI: acknowledged, and no dataset is made
+    Given Ann is granted DELETE_ENTITY
+    When Ann deletes <what> through OpenAPI
+    Then the deletion is acknowledged
+    And DataHub's SDK finds no such dataset
+
+    Examples:
+      | what                              |
+      | a dataset no one has written      |
+      | a dataset she has deleted already |
+
+  @id:openapi-28 @must @core
+  Scenario: Someone granted EDIT_ENTITY but not DELETE_ENTITY is refused the deletion of a dataset no one has written
+    Given Ann is granted EDIT_ENTITY
+    When Ann deletes a dataset no one has written through OpenAPI
+    Then the answer has status 403
+    And DataHub's SDK finds no such dataset
 
   @id:openapi-23 @must @core
   Scenario Outline: A request through OpenAPI without a token is refused when it <does> on the <tier>

@@ -26,6 +26,8 @@ func registerOpenAPISteps(s stepRegistrar) {
 	s.Step(`^the answer says in JSON why it was refused$`, answerSaysWhy)
 	s.Step(`^`+who+` deletes the dataset through OpenAPI$`, deletesOpenAPI)
 	s.Step(`^the deletion is acknowledged$`, writeAcknowledged)
+	s.Step(`^`+who+` deletes (a dataset no one has written|a dataset `+pronoun+` has deleted already) through OpenAPI$`, deletesAbsentOpenAPI)
+	s.Step(`^DataHub's SDK finds no such dataset$`, sdkFindsNoDataset)
 	s.Step(`^someone without a token (writes|reads an entity|reads an aspect|reads a batch|deletes) through OpenAPI on the (metadata service|frontend)$`, anonymousOpenAPI)
 	s.Step(`^the configuration names a DataHub version of 1\.0\.1 or later$`, configVersionAtLeast101)
 }
@@ -400,6 +402,58 @@ func deletesOpenAPI(ctx context.Context, name string) error {
 	a.noEffect = func() error { return datasetDescriptionReadsBack(ctx, tierGMS) }
 	w.last = a
 	return w.checkpoint()
+}
+
+// deletesAbsentOpenAPI deletes, as DataHub's SDK sends a proposal to
+// delete, a dataset that does not exist: one never written, or one the
+// person has just deleted (the first deletion must be acknowledged).
+func deletesAbsentOpenAPI(ctx context.Context, name, what string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	d := w.newDataset()
+	w.dataset = d
+	del := func() *answer {
+		req := sdkclient.OpenAPIWrite(sdkclient.MCP{EntityURN: d.urn, ChangeType: "DELETE", AspectName: "datasetProperties"}, false)
+		a := w.sdkSend(c, req.Method, c.gms+req.Path, req.Body)
+		a.what = fmt.Sprintf("%s deleting %s (%s) through OpenAPI", name, d.urn, what)
+		a.noEffect = func() error { return w.noSuchDataset(d) }
+		return a
+	}
+	if what != "a dataset no one has written" {
+		if err := w.mustIngest(w.admin(), "dataset", d.urn, "datasetProperties", datasetProperties{Description: d.description, CustomProperties: map[string]string{}}); err != nil {
+			return err
+		}
+		first := del()
+		first.what = fmt.Sprintf("%s deleting %s the first time through OpenAPI", name, d.urn)
+		if err := w.acknowledged(first); err != nil {
+			return err
+		}
+	}
+	w.last = del()
+	return w.checkpoint()
+}
+
+// noSuchDataset checks what DataHub's SDK's exists() asks: the dataset's
+// key aspect is not found (404) through the aspect path, so nothing of it
+// is there, not even the key a write would have made.
+func (w *world) noSuchDataset(d *datasetRecord) error {
+	a := w.readAspect(w.reader(), tierGMS, d.urn, "datasetKey")
+	if a.status != http.StatusNotFound {
+		return w.fail("%s answered status %d, expected 404: DataHub's SDK finds that %s exists", a.what, a.status, d.urn)
+	}
+	return nil
+}
+
+func sdkFindsNoDataset(ctx context.Context) error {
+	w := theWorld(ctx)
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	return w.noSuchDataset(d)
 }
 
 func anonymousOpenAPI(ctx context.Context, does, tier string) error {
