@@ -17,7 +17,8 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
   entity type alone, so a grant on one dataset does not let one write even that dataset
   here; checking every entity of the request, as the reference does, is recommended.
   A request that cannot be carried out whole changes nothing, and a malformed one is refused
-  with 400 and a JSON body that says why. Deleting an entity that does not exist is done
+  with 400 and a JSON body that says why. One request may name the same aspect of an entity
+  more than once: each is written over the one before, so the later value is kept. Deleting an entity that does not exist is done
   already: DataHub acknowledges it, makes nothing, and still refuses it to someone who may
   not delete.
 
@@ -62,6 +63,13 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     When Ann writes proposals for two new datasets of more than a MiB in one request through OpenAPI
     Then the write is acknowledged
     And every proposal of the batch reads back
+
+  @id:openapi-29 @must @core
+  Scenario: A write through OpenAPI that names one aspect of a dataset twice keeps the later value, and every other
+    Given Ann is granted EDIT_ENTITY
+    When Ann writes proposals that describe a new dataset twice, differently, in one request through OpenAPI
+    Then the write is answered with the dataset once, with its later description
+    And the later description reads back, and every other proposal of the batch
 
   @id:openapi-05 @must @smoke
   Scenario: A dataset reads back whole through OpenAPI, each aspect with its value

@@ -17,6 +17,8 @@ func registerOpenAPISteps(s stepRegistrar) {
 	s.Step(`^`+who+` writes proposals for (two new datasets|two new datasets of more than a MiB|that dataset and another new dataset) in one request through OpenAPI( for asynchronous ingestion)?$`, writesProposalsOpenAPI)
 	s.Step(`^the write is answered with the dataset and its properties$`, writeAnsweredWithDataset)
 	s.Step(`^the write is acknowledged$`, writeAcknowledged)
+	s.Step(`^`+who+` writes proposals that describe a new dataset twice, differently, in one request through OpenAPI$`, writesDescribingTwiceOpenAPI)
+	s.Step(`^the write is answered with the dataset once, with its later description$`, answeredWithLaterDescription)
 	s.Step(`^`+who+` reads (the dataset|the dataset's properties|the dataset in a batch|a dataset no one has written|the ownership of a dataset that has none) through OpenAPI$`, readsOpenAPI)
 	s.Step(`^the OpenAPI answer names the dataset and holds its properties, institutional memory and key, each with its value$`, openAPIAnswerHoldsAll)
 	s.Step(`^the OpenAPI answer is the dataset's properties with its description$`, openAPIAnswerIsProperties)
@@ -90,6 +92,61 @@ func writesProposalsOpenAPI(ctx context.Context, name, which, async string) erro
 	w.batchAsync = async != ""
 	w.last = w.writeOpenAPI(c, "metadata service")
 	return w.checkpoint()
+}
+
+// writesDescribingTwiceOpenAPI writes, through OpenAPI, items naming a
+// new dataset's description twice (describedTwiceBatch), one item per
+// proposal as emit_mcps sends them.
+func writesDescribingTwiceOpenAPI(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.dataset = w.newDataset()
+	w.batch = w.describedTwiceBatch(w.dataset, w.newDataset())
+	w.last = w.writeOpenAPI(c, "metadata service")
+	return w.checkpoint()
+}
+
+// answeredWithLaterDescription: DataHub's EntityController answers each
+// entity written once, an aspect written twice with its later value
+// (buildEntityList: "just take latest one").
+func answeredWithLaterDescription(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	var list []map[string]json.RawMessage
+	if err := a.jsonBody(&list); err != nil {
+		return w.fail("%s: %v (expected a list of the entities written)", a.what, err)
+	}
+	seen := 0
+	for _, raw := range list {
+		urn, values, err := w.openAPIEntity(a, raw)
+		if err != nil {
+			return err
+		}
+		if urn != d.urn {
+			continue
+		}
+		seen++
+		if !propertiesItem(d).shows(values["datasetProperties"]) {
+			return w.fail("%s lists %s with the properties %s, expected the later description %q", a.what, d.urn, values["datasetProperties"], d.description)
+		}
+	}
+	if seen != 1 {
+		return w.fail("%s lists %s %d times, expected once", a.what, d.urn, seen)
+	}
+	return nil
 }
 
 // writeAnsweredWithDataset checks the answer to a synchronous write as

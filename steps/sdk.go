@@ -21,6 +21,7 @@ func registerSDKSteps(s stepRegistrar) {
 	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
 	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
 	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
+	s.Step(`^the later description reads back, and every other proposal of the batch$`, laterDescriptionReadsBack)
 	s.Step(`^`+who+` reads `+own+` own user through `+userPaths+`$`, readsOwnUserThrough)
 	s.Step(`^the answer is `+who+`'s user, with `+own+` info$`, answerIsUserWithInfo)
 	s.Step(`^`+who+` is refused `+who+`'s user through `+userPaths+`, and shown nothing of (?:him|her|them)$`, refusedOthersUserThrough)
@@ -47,6 +48,9 @@ type batchItem struct {
 	class string // its record's full name, as the entity path shows it
 	// shows says whether an aspect read back (its value) is the one written.
 	shows func(value json.RawMessage) bool
+	// superseded: a later proposal of the batch names the same aspect of
+	// the same entity, so this one is not what reads back.
+	superseded bool
 }
 
 // sdkHeaders are the headers of the SDK's session (sdkclient.Headers)
@@ -150,6 +154,9 @@ func (w *world) batchStored(present bool) error {
 		return w.fail("no batch was written")
 	}
 	for _, b := range w.batch {
+		if present && b.superseded {
+			continue
+		}
 		a := w.readEntity(w.reader(), tierGMS, b.urn, false)
 		if !present {
 			if err := w.aspectAbsent(a, "DatasetSnapshot", b.class); err != nil {
@@ -168,6 +175,38 @@ func (w *world) batchStored(present bool) error {
 		if !b.shows(raw) {
 			return w.fail("%s: %s is %s, not what the batch wrote", a.what, b.class, raw)
 		}
+	}
+	return nil
+}
+
+// describedTwiceBatch is a batch that names the description of d twice,
+// the later one different, with another aspect of d between them and
+// another dataset's description after: the earlier description is
+// superseded, and each of the others must read back.
+func (w *world) describedTwiceBatch(d, other *datasetRecord) []batchItem {
+	earlier := *d
+	earlier.description += " (earlier, superseded in the same batch)"
+	first := propertiesItem(&earlier)
+	first.superseded = true
+	return []batchItem{first, w.memoryItem(d), propertiesItem(d), propertiesItem(other)}
+}
+
+// laterDescriptionReadsBack: what DataHub keeps of a batch naming one
+// aspect of one entity twice is the later value (AspectsBatch's
+// "inner-batch upserts"), and every other proposal; the earlier value is
+// nowhere.
+func laterDescriptionReadsBack(ctx context.Context) error {
+	w := theWorld(ctx)
+	if err := w.batchStored(true); err != nil {
+		return err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	a := w.readEntity(w.reader(), tierGMS, d.urn, false)
+	if strings.Contains(string(a.body), "superseded in the same batch") {
+		return w.fail("%s shows the earlier description, which a later proposal of the same batch replaced", a.what)
 	}
 	return nil
 }
