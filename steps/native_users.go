@@ -23,6 +23,9 @@ type nativeState struct {
 	// invite is the invite token an answer gave last; previousInvite the
 	// one before it.
 	invite, previousInvite string
+	// roleInvites are the invite tokens given for a role ("" for none),
+	// and roleInvitesBefore the ones they replaced (invitations.go).
+	roleInvites, roleInvitesBefore map[string]string
 	// lastClient is the client that made the last sign-in, sign-up or
 	// reset attempt.
 	lastClient *apiClient
