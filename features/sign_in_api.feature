@@ -20,7 +20,10 @@ Feature: Signing in through the frontend's sign-in API
   suspended user is refused at sign-in, as a wrong password is, instead of being given a
   session that no request honours. And (OWASP Authentication Cheat Sheet) wrong passwords
   for one user are throttled: after a few, the frontend checks no password for that user
-  for a while, answers 429 and when to try again, and lets everyone else sign in.
+  for a while, answers 429 and when to try again, and lets everyone else sign in. A new
+  password set with the user's reset token lifts that user's throttle (OWASP Forgot Password
+  Cheat Sheet), and nothing else does: a reset refused, or another user's reset, leaves it
+  as it was.
 
   @id:signapi-01 @must @smoke
   Scenario: Someone signs in at the sign-in API with their username and password
@@ -131,3 +134,24 @@ Feature: Signing in through the frontend's sign-in API
     Given Ann holds a personal access token
     When someone sends Ann's personal access token as the session cookie to the frontend's v2 GraphQL endpoint
     Then the request is refused as unauthenticated
+
+  @id:signapi-15 @should @core
+  Scenario: A new password set with a reset token lifts the throttle on the user's sign-ins
+    Given Ann has a password
+    And someone signs in at the sign-in API as Ann with wrong passwords until the frontend stops checking them
+    When Ann sets a new password with a new reset token
+    Then Ann signs in at the sign-in API with her password
+
+  @id:signapi-16 @should @core
+  Scenario Outline: The throttle on Ann's sign-ins stays when <reset>
+    Given Ann has a password
+    And Bob has a password
+    And the administrator has made a password reset token for Ann
+    And someone signs in at the sign-in API as Ann with wrong passwords until the frontend stops checking them
+    When <reset>
+    Then at the sign-in API, Ann's right password is refused the same way, and signs no one in
+
+    Examples:
+      | reset                                                                          |
+      | someone sets a new password with a reset token no one made and Ann's username |
+      | Bob sets a new password with a new reset token                                 |
