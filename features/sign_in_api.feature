@@ -23,7 +23,10 @@ Feature: Signing in through the frontend's sign-in API
   for a while, answers 429 and when to try again, and lets everyone else sign in. A new
   password set with the user's reset token lifts that user's throttle (OWASP Forgot Password
   Cheat Sheet), and nothing else does: a reset refused, or another user's reset, leaves it
-  as it was.
+  as it was. Reached over HTTPS (through whatever terminates TLS in front of the frontend),
+  every cookie the frontend sets is Secure, so that no browser sends it over plain HTTP, and
+  every answer carries Strict-Transport-Security, so that the browser comes back over HTTPS
+  alone (RFC 6265, RFC 6797).
 
   @id:signapi-01 @must @smoke
   Scenario: Someone signs in at the sign-in API with their username and password
@@ -155,3 +158,18 @@ Feature: Signing in through the frontend's sign-in API
       | reset                                                                          |
       | someone sets a new password with a reset token no one made and Ann's username |
       | Bob sets a new password with a new reset token                                 |
+
+  @id:signapi-17 @should @core @cap:https-frontend
+  Scenario Outline: Over HTTPS, when <something happens>, every cookie is Secure and the answer keeps the browser to HTTPS
+    Given Ann has a password
+    When over HTTPS, <something happens>
+    Then every cookie the frontend set is Secure
+    And the answer tells the browser to come back over HTTPS alone
+
+    Examples:
+      | something happens                                                    |
+      | Ann signs in at the sign-in API                                      |
+      | Ann's session asks who she is at the frontend's v2 GraphQL endpoint |
+      | Carl signs up with the invite token                                  |
+      | Ann sets a new password with a reset token                           |
+      | someone opens the sign-in page                                       |

@@ -37,6 +37,8 @@ type nativeState struct {
 	newPassword string
 	// before is a user's profile read before an attempt, by username.
 	before map[string]string
+	// cookiesExpected: the last answer must set cookies (sign_in_api.go).
+	cookiesExpected bool
 	// removals are the answers of the removals a scenario tried (users.go).
 	removals []*answer
 	// former is what a removed user held before their name came back

@@ -54,6 +54,7 @@ var runFlags = []struct{ name, env, usage string }{
 	{"later-gms-url", "CATALOGSPEC_LATER_GMS_URL", "metadata service of an instance sharing the data whose clock runs 25 hours ahead"},
 	{"later-frontend-url", "CATALOGSPEC_LATER_FRONTEND_URL", "frontend of that instance"},
 	{"replica-gms-url", "CATALOGSPEC_REPLICA_GMS_URL", "metadata service of another instance of the same deployment (same database and clock)"},
+	{"https-frontend-url", "CATALOGSPEC_HTTPS_FRONTEND_URL", "the frontend as people reach it over HTTPS, through what terminates TLS in front of it (its certificate checked against the system's roots: SSL_CERT_FILE)"},
 	{"propagation-timeout", "CATALOGSPEC_PROPAGATION_TIMEOUT", "how long a policy change or a token list may take to show (default 150s; 5s for the reference, a refresh and a search lag and a quarter more when it lags)"},
 	{"tags", "CATALOGSPEC_TAGS", "tag expression selecting scenarios, e.g. @must or @cap:tokens && ~@exclusive (default all)"},
 	{"disable", "CATALOGSPEC_DISABLE", "capabilities switched off, comma-separated, reported as disabled"},

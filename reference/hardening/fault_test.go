@@ -147,7 +147,8 @@ func TestDatabaseFaults(t *testing.T) {
 			{"corpUser", `{ corpUser(urn: "urn:li:corpuser:datahub") { urn } }`},
 			{"createTag", `mutation { createTag(input: {id: "fault-down", name: "fault-down"}) }`},
 			{"deleteTag", `mutation { deleteTag(urn: "urn:li:tag:fault-1") }`},
-			{"createAccessToken", `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "urn:li:corpuser:datahub", duration: ONE_HOUR, name: "fault"}) { accessToken } }`},
+			// createAccessToken is refused with authentication off before
+			// anything is read (noauth-10), so it is not here.
 			{"listAccessTokens", `{ listAccessTokens(input: {start: 0, count: 10}) { total } }`},
 			{"revokeAccessToken", `mutation { revokeAccessToken(tokenId: "fault") }`},
 			{"getAccessTokenMetadata", `{ getAccessTokenMetadata(token: "` + in.admin + `") { id } }`},

@@ -424,7 +424,6 @@ func TestEveryResolverReportsAStoreFailure(t *testing.T) {
 		"listPolicies":           {`{ listPolicies(input: {start: 0, count: 5}) { total } }`, nil},
 		"listAccessTokens":       {`{ listAccessTokens(input: {start: 0, count: 5}) { total } }`, nil},
 		"getAccessTokenMetadata": {`query($t: String!) { getAccessTokenMetadata(token: $t) { id } }`, map[string]any{"t": "x.y.z"}},
-		"createAccessToken":      {`mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "urn:li:corpuser:datahub", duration: ONE_HOUR, name: "t"}) { accessToken } }`, nil},
 		"revokeAccessToken":      {`mutation { revokeAccessToken(tokenId: "id") }`, nil},
 		"createTag":              {`mutation { createTag(input: {id: "failing-store", name: "n"}) }`, nil},
 		"deleteTag":              {`mutation { deleteTag(urn: "urn:li:tag:failing-store") }`, nil},
@@ -433,7 +432,9 @@ func TestEveryResolverReportsAStoreFailure(t *testing.T) {
 		"deletePolicy":           {`mutation { deletePolicy(urn: "urn:li:dataHubPolicy:x") }`, nil},
 	} {
 		// Auth disabled, acting as the root user: reading the root user is
-		// the first store call, and every later one fails.
+		// the first store call, and every later one fails. (createAccessToken
+		// is not here: with authentication off it is refused before any
+		// store call, noauth-10.)
 		store := &storeFailingAfter{Store: testDB, from: 2}
 		codec, err := jwt.New([]byte(strings.Repeat("s", 32)), "")
 		if err != nil {
