@@ -9,6 +9,8 @@
 #   make run           the reference on a local Postgres, for a person to try
 #   make generate      regenerate gqlgen code
 #   make check-generate  fail when regenerating would change anything
+#   make registry      regenerate reference/registry (DataHub's entity registry) from DataHub's source
+#   make check-registry  fail when reference/registry is not what DataHub's source gives
 #   make mutation      mutation testing: how much of the reference the suite pins down
 #   make fuzz          each fuzz target for FUZZTIME (default 30s); make test replays their corpora
 #   make bench         catalogd under load beside a bare handler, two replicas on one database,
@@ -23,7 +25,7 @@ REPORTS  := $(CURDIR)/reports
 
 export CATALOGSPEC_REPORTS_DIR ?= $(REPORTS)
 
-.PHONY: all conformance conformance-lagging test unit selftest run build assets generate check-generate lint clean mutation fuzz bench replica-proof
+.PHONY: all conformance conformance-lagging test unit selftest run build assets generate check-generate registry check-registry lint clean mutation fuzz bench replica-proof
 
 all: test
 
@@ -66,7 +68,7 @@ conformance-lagging: build
 
 # Every test but the suite: the reference's tests and the suite's own.
 unit: assets
-	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest|TestURLMode)$$' ./...
+	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest|TestURLMode|TestAuditWritesNothing|TestAuditCatchesFaults)$$' ./...
 
 # The suite against the reference behind a proxy that injects one fault at a
 # time (a wrong status, a dropped field, a privilege check skipped, ...): the
@@ -74,12 +76,14 @@ unit: assets
 # The table goes to reports/selftest.txt. Then the suite as a third party
 # runs it: bin/catalogspec by URL against `catalogd serve`, and each
 # configuration mistake (wrong URL, bad token, a typo in the tags) ending in
-# exit 2 with one line that says what to fix.
+# exit 2 with one line that says what to fix, and an interrupted run saying
+# so. Then the read-only audit by URL: it writes no row of the target's
+# database, and catches each fault it claims to.
 selftest: assets
 	@mkdir -p $(REPORTS)
-	$(GO) test -count=1 -v -timeout 30m -run '^(TestSelftest|TestURLMode)$$' ./selftest/
+	$(GO) test -count=1 -v -timeout 30m -run '^(TestSelftest|TestURLMode|TestAuditWritesNothing|TestAuditCatchesFaults)$$' ./selftest/
 
-test: assets lint unit selftest conformance conformance-lagging
+test: assets lint check-registry unit selftest conformance conformance-lagging
 
 run: build
 	$(CATALOGD) serve
@@ -89,6 +93,24 @@ generate:
 
 check-generate:
 	scripts/check-generate.sh
+
+# DataHub's entity registry, as the reference reads it (reference/registry):
+# written by tools/registrygen from DataHub's own source at the commit the
+# project follows, never by hand. DATAHUB_GIT is a clone (or bare
+# repository) of datahub-project/datahub holding that commit; this project's
+# machines keep one at the path below. Without one, check-registry says so
+# and checks nothing more than the unit tests do (TestRegistryIsDataHubs:
+# the two files are one run of the generator).
+DATAHUB_GIT ?= $(firstword $(wildcard /work/.mirror/TimSchlitzer+datahub/repo))
+
+registry:
+	@test -n "$(DATAHUB_GIT)" || { echo "registry: set DATAHUB_GIT to a clone of datahub-project/datahub"; exit 2; }
+	$(GO) run ./tools/registrygen -datahub "$(DATAHUB_GIT)" -out reference/registry
+
+check-registry:
+	@if [ -z "$(DATAHUB_GIT)" ]; then \
+	  echo "check-registry: skipped, no DataHub source (set DATAHUB_GIT to a clone of datahub-project/datahub)"; \
+	else $(GO) run ./tools/registrygen -check -datahub "$(DATAHUB_GIT)" -out reference/registry; fi
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -119,6 +141,7 @@ FUZZTIME ?= 30s
 FUZZ_TARGETS := \
 	./reference:FuzzURN \
 	./reference:FuzzAspectName \
+	./reference:FuzzPatch \
 	./reference/jwt:FuzzTokenVerify \
 	./reference/httpapi:FuzzGraphQLRequest \
 	./reference/httpapi:FuzzProposal \
@@ -148,6 +171,7 @@ BENCH_ARGS ?=
 bench: assets
 	$(GO) run ./tools/bench $(BENCH_ARGS)
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime 3s ./reference/httpapi
+	$(GO) test -run '^$$' -bench Audit -benchtime 5x ./selftest
 
 # The replica scenarios judge what they claim whatever the load: catalogd
 # built broken (a replica that never applies a revocation made through

@@ -12,7 +12,7 @@ Feature: Authentication
   WWW-Authenticate challenge for a Bearer token (saying error="invalid_token" when a bad
   token was sent) and a JSON body saying 401, is recommended.
 
-  @id:auth-01 @must @smoke
+  @id:auth-01 @must @smoke @read-only
   Scenario Outline: A request without a token is refused at <surface>
     When a request without a token reaches <surface>
     Then the request is refused as unauthenticated
@@ -29,7 +29,7 @@ Feature: Authentication
       | the ingestion endpoint             |
       | the frontend's ingestion endpoint  |
 
-  @id:auth-02 @should @core
+  @id:auth-02 @should @core @read-only
   Scenario Outline: A refusal at <surface> challenges the caller for a Bearer token
     When a request without a token reaches <surface>
     Then the answer challenges the caller for a Bearer token

@@ -11,7 +11,7 @@ Feature: How the HTTP tiers answer what they cannot serve
   carry X-Content-Type-Options: nosniff (OWASP secure headers); a refusal of a request
   that sent no credentials does not call them invalid (RFC 6750, section 3.1).
 
-  @id:httpx-01 @must @core @cap:ingestion
+  @id:httpx-01 @must @core @read-only @cap:ingestion
   Scenario: The metadata service says it can take stateful ingestion
     When someone without a token reads the server configuration
     Then the configuration says the server is capable of stateful ingestion
@@ -81,7 +81,7 @@ Feature: How the HTTP tiers answer what they cannot serve
     When the administrator reads their own user through the entity path
     Then the answer is marked nosniff
 
-  @id:httpx-09 @should @core @cap:authentication
+  @id:httpx-09 @should @core @read-only @cap:authentication
   Scenario: A refusal of a request without credentials does not call them invalid
     When a request without a token reaches the GraphQL endpoint
     Then the challenge does not say the token is invalid

@@ -29,7 +29,7 @@ Feature: Who am I
       | CREATE_TAGS                     | generate personal access tokens and create tags              |
       | MANAGE_TAGS                     | generate personal access tokens, create tags and manage tags |
 
-  @id:me-02 @must @smoke
+  @id:me-02 @must @smoke @read-only
   Scenario: The health check answers without a token
     When someone without a token checks the service's health
     Then the service says it is healthy

@@ -79,15 +79,13 @@ func (s *Service) Bootstrap(ctx context.Context, rootPassword string) (generated
 // settleBootPolicies brings the starting policies that an earlier catalogd
 // stored into line with BootPolicies: it wrote the root user's two as
 // editable, where DataHub's are not, and without the privileges added
-// since (the root user holds every one). Only a policy nobody has written
-// since (its info written by the system user) is changed; one an
-// administrator rewrote or deleted stays as they left it. It runs at every
-// start and finds nothing to do once done.
+// since (the root user holds every one; every user may read timeseries
+// aspects, as DataHub's "All Users - View Entity Page" lets them). Only a
+// policy nobody has written since (its info written by the system user)
+// is changed; one an administrator rewrote or deleted stays as they left
+// it. It runs at every start and finds nothing to do once done.
 func (s *Service) settleBootPolicies(ctx context.Context, system Actor) error {
 	for _, want := range BootPolicies() {
-		if want.Editable {
-			continue
-		}
 		a, err := s.store.Aspect(ctx, want.URN, AspectPolicyInfo)
 		if isNotFound(err) {
 			continue
@@ -100,10 +98,10 @@ func (s *Service) settleBootPolicies(ctx context.Context, system Actor) error {
 			return fmt.Errorf("policy %s: %w", want.URN, err)
 		}
 		missing := slices.DeleteFunc(slices.Clone(want.Privileges), func(p string) bool { return slices.Contains(stored.Privileges, p) })
-		if a.CreatedBy != system.URN.String() || !stored.Editable && len(missing) == 0 {
+		if a.CreatedBy != system.URN.String() || stored.Editable == want.Editable && len(missing) == 0 {
 			continue
 		}
-		stored.Editable = false
+		stored.Editable = want.Editable
 		stored.Privileges = append(stored.Privileges, missing...)
 		settled, err := s.newAspect(system, want.URN, AspectPolicyInfo, stored)
 		if err != nil {

@@ -3,6 +3,8 @@ package reference
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -127,26 +129,68 @@ type errString string
 
 func (e errString) Error() string { return string(e) }
 
-// TestKeyAspectOnlyForKnownShapes: a key aspect is made only for an entity
-// type the reference models, and for a dataset only from a well-formed id.
-func TestKeyAspectOnlyForKnownShapes(t *testing.T) {
-	for _, urn := range []URN{
-		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,db.t,PROD)"},
-		{EntityType: EntityTag, ID: "pii"},
-		{EntityType: EntityCorpUser, ID: "ann"},
+// TestKeyFromURN: an entity's key aspect is its URN's parts, by the key's
+// fields in order (DataHub's EntityKeyUtils), and a URN whose parts do not
+// fit its type's key (their number, a URN part of the wrong type, a
+// symbol that is not the enum's) has none.
+func TestKeyFromURN(t *testing.T) {
+	for urn, want := range map[URN]string{
+		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,db.t,PROD)"}: `datasetKey {"name":"db.t","origin":"PROD","platform":"urn:li:dataPlatform:hive"}`,
+		{EntityType: EntityTag, ID: "pii"}:                                      `tagKey {"name":"pii"}`,
+		{EntityType: EntityCorpUser, ID: "ann"}:                                 `corpUserKey {"username":"ann"}`,
+		{EntityType: EntityPolicy, ID: "0"}:                                     `dataHubPolicyKey {"id":"0"}`,
+		{EntityType: "chart", ID: "(looker,1)"}:                                 `chartKey {"chartId":"1","dashboardTool":"looker"}`,
+		{EntityType: "dataJob", ID: "(urn:li:dataFlow:(datahub,p,prod),j)"}:     `dataJobKey {"flow":"urn:li:dataFlow:(datahub,p,prod)","jobId":"j"}`,
+		{EntityType: "container", ID: "abc"}:                                    `containerKey {"guid":"abc"}`,
+		{EntityType: "dataHubExecutionRequest", ID: "file-2026_03_27-x"}:        `dataHubExecutionRequestKey {"id":"file-2026_03_27-x"}`,
 	} {
-		if name, _, ok := keyAspect(urn); !ok || name == "" {
-			t.Errorf("keyAspect(%s) = %q, %v; want a key", urn, name, ok)
+		name, value, err := entityKey(urn)
+		if err != nil {
+			t.Errorf("entityKey(%s): %v", urn, err)
+			continue
+		}
+		b, _ := json.Marshal(value)
+		if got := name + " " + string(b); got != want {
+			t.Errorf("entityKey(%s) = %s, want %s", urn, got, want)
 		}
 	}
-	for _, urn := range []URN{
-		{EntityType: EntityDataset, ID: "db.t"},
-		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,db.t,prod)"},
-		{EntityType: EntityPolicy, ID: "0"},
-		{EntityType: "chart", ID: "(looker,1)"},
+	for urn, code := range map[URN]ErrorCode{
+		{EntityType: EntityDataset, ID: "db.t"}:                                 EBADREQUEST,
+		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,db.t,prod)"}: EBADREQUEST,
+		{EntityType: EntityDataset, ID: "(hive,db.t,PROD)"}:                     EBADREQUEST,
+		{EntityType: EntityDataset, ID: "(urn:li:nosuchtype:x,db.t,PROD)"}:      EBADREQUEST,
+		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,,PROD)"}:     EBADREQUEST,
+		{EntityType: EntityDataset, ID: "(urn:li:dataPlatform:hive,db.t,PROD"}:  EBADREQUEST,
+		{EntityType: "dataJob", ID: "(urn:li:dataPlatform:hive,j)"}:             EBADREQUEST,
+		{EntityType: "dataJob", ID: "(urn:li:dataFlow:(datahub,p),j)"}:          EBADREQUEST,
+		{EntityType: "chart", ID: "looker"}:                                     EBADREQUEST,
+		{EntityType: "nosuchtype", ID: "x"}:                                     EBADREQUEST,
 	} {
-		if name, _, ok := keyAspect(urn); ok {
-			t.Errorf("keyAspect(%s) = %q, true; want no key", urn, name)
+		if name, _, err := entityKey(urn); ErrorCodeOf(err) != code {
+			t.Errorf("entityKey(%s) = %q, %v; want %s", urn, name, err, code)
+		}
+	}
+}
+
+// TestKeyParts: a URN's id splits as DataHub's TupleKey splits it.
+func TestKeyParts(t *testing.T) {
+	for id, want := range map[string][]string{
+		"a":                  {"a"},
+		"a,b":                {"a,b"},
+		"(a,b)":              {"a", "b"},
+		"(a,b(c,d))":         {"a", "b(c,d)"},
+		"(urn:li:x:(1,2),y)": {"urn:li:x:(1,2)", "y"},
+		"(a)":                {"a"},
+		"f(x)":               {"f(x)"},
+	} {
+		got, err := keyParts(id)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("keyParts(%q) = %q, %v; want %q", id, got, err, want)
+		}
+	}
+	for _, id := range []string{"(a,,b)", "(,a)", "(a,b", "a)", "(a))", "()", "(a,)"} {
+		if got, err := keyParts(id); err == nil {
+			t.Errorf("keyParts(%q) = %q; want an error", id, got)
 		}
 	}
 }

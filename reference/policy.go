@@ -16,13 +16,17 @@ const (
 	PrivGetEntity      = "GET_ENTITY_PRIVILEGE"
 	PrivEditEntity     = "EDIT_ENTITY"
 	PrivDeleteEntity   = "DELETE_ENTITY"
+	// PrivGetTimeseriesAspect lets its holder read an entity's timeseries
+	// aspects (DataHub's "Get Timeseries Aspect API"), as EDIT_ENTITY and
+	// DELETE_ENTITY do; VIEW_ENTITY_PAGE does not.
+	PrivGetTimeseriesAspect = "GET_TIMESERIES_ASPECT_PRIVILEGE"
 )
 
 // PlatformPrivileges and MetadataPrivileges list every privilege the
 // reference knows, by policy type.
 var (
 	PlatformPrivileges = []string{PrivGenerateAccessTokens, PrivManageAccessTokens, PrivManagePolicies, PrivCreateTags, PrivManageTags, PrivManageUserCredentials, PrivManageUsersAndGroups, PrivUpdateUsersAndGroups}
-	MetadataPrivileges = []string{PrivViewEntityPage, PrivGetEntity, PrivEditEntity, PrivDeleteEntity}
+	MetadataPrivileges = []string{PrivViewEntityPage, PrivGetEntity, PrivEditEntity, PrivDeleteEntity, PrivGetTimeseriesAspect}
 )
 
 // Policy types and states.
@@ -162,7 +166,7 @@ func BootPolicies() []Policy {
 		{
 			URN: URN{EntityType: EntityPolicy, ID: "view-entity-page-all"}, Type: PolicyMetadata, State: PolicyActive, Editable: true,
 			Name: "All Users - View Entity Page", Description: "Every user may read every entity.",
-			Privileges: []string{PrivViewEntityPage, PrivGetEntity}, Actors: ActorFilter{AllUsers: true},
+			Privileges: []string{PrivViewEntityPage, PrivGetEntity, PrivGetTimeseriesAspect}, Actors: ActorFilter{AllUsers: true},
 		},
 	}
 }

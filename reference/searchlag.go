@@ -111,6 +111,11 @@ func (s *SearchLag) DeleteEntity(ctx context.Context, urn URN) (bool, error) {
 func (s *SearchLag) keepTombstone(ctx context.Context, urn URN) error {
 	key, indexed := searchKeys[urn.EntityType]
 	if !indexed {
+		// Every entity is in the index the search by filter reads
+		// (searchlag_search.go).
+		key, indexed = KeyAspectOf(urn.EntityType)
+	}
+	if !indexed {
 		return nil
 	}
 	aspects, err := s.Store.Aspects(ctx, urn)
@@ -179,7 +184,7 @@ func (s *SearchLag) ListAspects(ctx context.Context, f Filter) ([]Aspect, int, e
 	}
 	now := s.now()
 	cut := now.Add(-s.lag) // what was made by then is indexed
-	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where, Not: f.Not, Contains: f.Contains})
+	live, _, err := s.Store.ListAspects(ctx, Filter{EntityType: f.EntityType, Aspect: f.Aspect, Where: f.Where, Not: f.Not, Contains: f.Contains, Criteria: f.Criteria})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -295,6 +300,15 @@ func matches(value json.RawMessage, f Filter) bool {
 	}
 	for field, part := range f.Contains {
 		if t, ok := text(field); !ok || !strings.Contains(strings.ToLower(t), strings.ToLower(part)) {
+			return false
+		}
+	}
+	for _, c := range f.Criteria {
+		var values []string
+		if t, ok := text(c.Field); ok {
+			values = []string{t}
+		}
+		if !c.Matches(values) {
 			return false
 		}
 	}

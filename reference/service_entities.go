@@ -73,8 +73,8 @@ func checkEntityType(entityType string, urn URN) error {
 // (all when names is nil); withKey adds the key aspect, derived from the
 // URN, when none is among them (DataHub's alwaysIncludeKeyAspect).
 func (s *Service) readAspects(ctx context.Context, urn URN, names []string, withKey bool) ([]EntityAspect, error) {
-	spec, known := entities[urn.EntityType]
-	if !known {
+	spec := lookupEntity(urn.EntityType)
+	if spec == nil {
 		return nil, nil
 	}
 	stored, err := s.store.Aspects(ctx, urn)
@@ -90,8 +90,9 @@ func (s *Service) readAspects(ctx context.Context, urn URN, names []string, with
 	if !withKey {
 		return out, nil
 	}
-	keyName, keyValue, ok := readKey(urn)
-	if !ok || slices.ContainsFunc(out, func(a EntityAspect) bool { return a.Name == keyName }) {
+	keyName, keyValue, err := entityKey(urn)
+	if err != nil || slices.ContainsFunc(out, func(a EntityAspect) bool { return a.Name == keyName }) {
+		// A URN that does not fit its type's key has no key to show.
 		return out, nil
 	}
 	v, err := json.Marshal(keyValue)
@@ -99,17 +100,6 @@ func (s *Service) readAspects(ctx context.Context, urn URN, names []string, with
 		return nil, err
 	}
 	return append(out, EntityAspect{Name: keyName, Class: spec.className(keyName), Value: v}), nil
-}
-
-// readKey is an entity's key aspect, derived from its URN.
-func readKey(urn URN) (string, any, bool) {
-	switch urn.EntityType {
-	case EntityPolicy:
-		return AspectPolicyKey, map[string]string{"id": urn.ID}, true
-	case EntityAccessToken:
-		return AspectAccessTokenKey, map[string]string{"id": urn.ID}, true
-	}
-	return keyAspect(urn)
 }
 
 // ReadAspect returns one aspect of an entity, as DataHub's Rest.li
@@ -163,7 +153,7 @@ func (s *Service) EntityV2(ctx context.Context, rawURN string, names []string, i
 	if err := s.requireRead(ctx, urn); err != nil {
 		return nil, err
 	}
-	if _, known := entities[urn.EntityType]; !known {
+	if lookupEntity(urn.EntityType) == nil {
 		return nil, Errorf(ENOTFOUND, "no entity type %s", Excerpt(urn.EntityType))
 	}
 	found, err := s.readAspects(ctx, urn, names, includeKey)
@@ -196,7 +186,7 @@ func (s *Service) EntitiesV2(ctx context.Context, rawURNs, names []string, inclu
 	}
 	out := make([]EntityAspects, 0, len(urns))
 	for _, urn := range urns {
-		if _, known := entities[urn.EntityType]; !known {
+		if lookupEntity(urn.EntityType) == nil {
 			continue
 		}
 		found, err := s.readAspects(ctx, urn, names, includeKey)
@@ -279,12 +269,16 @@ func (s *Service) EntitiesV3(ctx context.Context, entityType string, reqs []Enti
 
 // IngestProposals writes a batch of proposals whole or not at all, as
 // DataHub's AspectResource.ingestProposalBatch and OpenAPI v3's POST
-// /openapi/v3/entity/{type} do: every proposal is checked as
-// IngestProposal checks one, then the caller must hold EDIT_ENTITY on
-// every entity of the batch, then all are written in one transaction,
-// with the key aspect of each entity that has none. A later proposal for
-// the same aspect of the same entity wins.
+// /openapi/v3/entity/{type} do: every proposal is checked (checkProposal),
+// then the caller must be allowed to write every entity of the batch
+// (writePrivileges), then all are written in one transaction, with the key
+// aspect of each entity that has none. A later proposal for the same
+// aspect of the same entity (for a timeseries aspect: the same time and
+// partition) wins. Each aspect records the trace ctx carries (WithTrace).
 func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
+	if hasPatch(ps) { // service_patch.go
+		return s.ingestWithPatches(ctx, ps)
+	}
 	checked := make([]checkedProposal, len(ps))
 	for i, p := range ps {
 		c, err := checkProposal(p)
@@ -303,23 +297,40 @@ func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
 			urns = append(urns, c.urn)
 		}
 	}
-	for _, urn := range urns {
-		ok, err := s.can(ctx, caller, urn, PrivEditEntity)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return Errorf(EUNAUTHORIZED, "Unauthorized to write %s: EDIT_ENTITY on it is needed, and nothing of the batch was written", urn)
-		}
+	if err := s.requireWrite(ctx, caller, urns, writeUpdate); err != nil {
+		return err
 	}
 	if err := s.judgeUserStatusWrites(ctx, caller, checked); err != nil {
 		return err
 	}
-	now := s.cfg.Now()
-	var upserts []Aspect
+	return s.write(ctx, caller, urns, checked)
+}
+
+// write stores checked proposals of the entities urns in one transaction,
+// each entity's key aspect with them.
+func (s *Service) write(ctx context.Context, caller Actor, urns []URN, checked []checkedProposal) error {
+	now := s.cfg.Now().Truncate(time.Microsecond) // as the store keeps it
+	trace := TraceFrom(ctx)
+	var (
+		upserts []Aspect
+		series  []TimeseriesValue
+	)
 	at := map[[2]string]int{}
+	seriesAt := map[timeseriesID]int{}
 	for _, c := range checked {
-		a := Aspect{URN: c.urn, Name: c.aspect, Value: c.value, CreatedAt: now, CreatedBy: caller.URN.String()}
+		if c.timeseries {
+			v := TimeseriesValue{URN: c.urn, Name: c.aspect, TimestampMillis: c.timestamp, Partition: c.partition,
+				Value: c.value, CreatedAt: now, CreatedBy: caller.URN.String(), TraceID: trace}
+			k := timeseriesID{c.urn.String(), c.aspect, c.timestamp, c.partition}
+			if i, seen := seriesAt[k]; seen {
+				series[i] = v
+				continue
+			}
+			seriesAt[k] = len(series)
+			series = append(series, v)
+			continue
+		}
+		a := Aspect{URN: c.urn, Name: c.aspect, Value: c.value, CreatedAt: now, CreatedBy: caller.URN.String(), TraceID: trace}
 		k := [2]string{c.urn.String(), c.aspect}
 		if i, seen := at[k]; seen {
 			upserts[i] = a
@@ -330,20 +341,90 @@ func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
 	}
 	var keys []Aspect
 	for _, urn := range urns {
-		keyName, keyValue, ok := keyAspect(urn)
-		if _, written := at[[2]string{urn.String(), keyName}]; !ok || written {
-			continue
-		}
-		key, err := s.newAspect(caller, urn, keyName, keyValue)
+		name, value, err := entityKey(urn)
 		if err != nil {
 			return err
 		}
-		keys = append(keys, key)
+		if _, written := at[[2]string{urn.String(), name}]; written {
+			continue
+		}
+		v, err := json.Marshal(value)
+		if err != nil {
+			return err
+		}
+		keys = append(keys, Aspect{URN: urn, Name: name, Value: v, CreatedAt: now, CreatedBy: caller.URN.String(), TraceID: trace})
 	}
-	if len(upserts) == 0 {
+	if len(upserts) == 0 && len(series) == 0 && len(keys) == 0 {
 		return nil
 	}
-	return s.store.WriteAspects(ctx, upserts, keys)
+	return s.store.WriteAspects(ctx, upserts, keys, series)
+}
+
+// timeseriesID is what tells one timeseries value from another.
+type timeseriesID struct {
+	urn, aspect string
+	timestamp   int64
+	partition   string
+}
+
+// writeOp is what a write does to an entity, which DataHub authorizes
+// apart: ingesting a proposal updates it (ApiOperation.UPDATE), emitting a
+// snapshot creates it (CREATE).
+type writeOp int
+
+const (
+	writeUpdate writeOp = iota
+	writeCreate
+)
+
+// writePrivileges are the privileges of which one lets its holder write an
+// entity of the type, as DataHub's AuthUtil.lookupEntityAPIPrivilege says
+// (PoliciesConfig.API_ENTITY_PRIVILEGE_MAP, limited to the privileges the
+// reference knows): a user or a group needs a platform privilege over
+// users (UPDATE_USERS_AND_GROUPS or MANAGE_USERS_AND_GROUPS to update one,
+// MANAGE_USERS_AND_GROUPS to create one); any other entity EDIT_ENTITY on
+// it (DataHub also takes CREATE_ENTITY to create one, and MANAGE_INGESTION
+// or MANAGE_STRUCTURED_PROPERTIES for their own entities, which the
+// reference does not know: it is the stricter).
+func writePrivileges(entityType string, op writeOp) (privileges []string, platform bool) {
+	switch entityType {
+	case EntityCorpUser, "corpGroup":
+		if op == writeCreate {
+			return []string{PrivManageUsersAndGroups}, true
+		}
+		return []string{PrivManageUsersAndGroups, PrivUpdateUsersAndGroups}, true
+	}
+	return []string{PrivEditEntity}, false
+}
+
+// requireWrite refuses, before anything is written, a write of entities
+// the caller may not write all of.
+func (s *Service) requireWrite(ctx context.Context, caller Actor, urns []URN, op writeOp) error {
+	for _, urn := range urns {
+		privileges, platform := writePrivileges(urn.EntityType, op)
+		resource := urn
+		if platform {
+			resource = URN{}
+		}
+		ok, err := s.can(ctx, caller, resource, privileges...)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return Errorf(EUNAUTHORIZED, "Unauthorized to write %s: %s %s needed, and nothing was written", urn, strings.Join(privileges, " or "), privilegeScope(privileges, platform))
+		}
+	}
+	return nil
+}
+
+func privilegeScope(privileges []string, platform bool) string {
+	switch {
+	case platform && len(privileges) > 1:
+		return "(platform privileges) is"
+	case platform:
+		return "(a platform privilege) is"
+	}
+	return "on it is"
 }
 
 // inProposal says which proposal of a batch an error is about.

@@ -199,6 +199,9 @@ type ListAccessTokensInput struct {
 	Start, Count int
 	Filters      map[string][]string
 	Exclude      map[string][]string
+	// Criteria are the filters with another condition than EQUAL or IN
+	// (token_filters.go).
+	Criteria []Criterion
 }
 
 // ListAccessTokens lists token metadata, newest first. A manager may list
@@ -211,12 +214,9 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	if err != nil {
 		return nil, 0, err
 	}
-	for _, filters := range []map[string][]string{in.Filters, in.Exclude} {
-		for field := range filters {
-			if field != "ownerUrn" && field != "actorUrn" && field != "name" {
-				return nil, 0, Errorf(EBADREQUEST, "cannot filter access tokens by %q", Truncate(field, 50))
-			}
-		}
+	in, err = tokenCriteria(in) // token_filters.go
+	if err != nil {
+		return nil, 0, err
 	}
 	held, err := s.holds(ctx, caller, URN{}, PrivManageAccessTokens, PrivGenerateAccessTokens)
 	if err != nil {
@@ -234,7 +234,7 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	}
 	aspects, total, err := s.store.ListAspects(ctx, Filter{
 		EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
-		Where: in.Filters, Not: in.Exclude, Start: start, Count: count, Search: true, KeepGone: true,
+		Where: in.Filters, Not: in.Exclude, Criteria: in.Criteria, Start: start, Count: count, Search: true, KeepGone: true,
 	})
 	if err != nil {
 		return nil, 0, err

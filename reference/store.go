@@ -13,6 +13,45 @@ type Aspect struct {
 	Value     json.RawMessage
 	CreatedAt time.Time
 	CreatedBy string
+	// TraceID is the trace of the ingestion that wrote it (TraceFrom), ""
+	// for an aspect written otherwise.
+	TraceID string
+}
+
+// TimeseriesValue is one value of a timeseries aspect. An entity keeps
+// every value of each of its timeseries aspects; a value written again for
+// the same time and partition (Partition) replaces the one before.
+type TimeseriesValue struct {
+	URN             URN
+	Name            string
+	TimestampMillis int64
+	// Partition is the value's eventGranularity, messageId and
+	// partitionSpec as canonical JSON, "" when it has none: with the time,
+	// what tells one value from another, as in DataHub.
+	Partition string
+	Value     json.RawMessage
+	CreatedAt time.Time
+	CreatedBy string
+	TraceID   string
+}
+
+// TimeseriesQuery selects values of one timeseries aspect of one entity.
+type TimeseriesQuery struct {
+	URN    URN
+	Aspect string
+	// Start and End bound timestampMillis, both included, when not nil.
+	Start, End *int64
+	// Filter keeps the values that meet every criterion of any one of its
+	// conjunctions; none keeps all. A criterion's field is a top-level
+	// field of the value (timestampMillis among them); its condition
+	// EQUAL, EXISTS or a comparison with a number (Values[0]).
+	Filter [][]Criterion
+	// Ascending lists the oldest value first; by default the latest is.
+	Ascending bool
+	// Limit is how many values at most (it must be positive).
+	Limit int
+	// TraceID, when set, keeps only the values that ingestion wrote with it.
+	TraceID string
 }
 
 // Filter selects aspects of one name whose JSON value has, for each field
@@ -27,6 +66,10 @@ type Filter struct {
 	Contains   map[string]string
 	Start      int
 	Count      int
+	// Criteria are conditions beyond these (DataHub's filter conditions:
+	// ranges, prefixes, existence...), all of which must hold
+	// (criteria.go).
+	Criteria []Criterion
 	// Search marks a listing that DataHub serves from its search index,
 	// which lags behind writes (a token, policy or user list). A Store that
 	// models the lag (SearchLag) lists an entity only once the lag has
@@ -56,13 +99,25 @@ type Store interface {
 	// UpsertAspect writes an aspect, replacing one of the same name.
 	UpsertAspect(ctx context.Context, a Aspect) error
 	// WriteAspects writes, in one transaction, every aspect of upserts
-	// (replacing one of the same name) and every aspect of keys that does
-	// not exist yet: all of them, or nothing when any fails. No two
-	// upserts name the same aspect of the same entity.
-	WriteAspects(ctx context.Context, upserts, keys []Aspect) error
+	// (replacing one of the same name), every aspect of keys that does not
+	// exist yet, and every timeseries value of series (replacing one of
+	// the same entity, aspect, time and partition): all of them, or nothing
+	// when any fails. No two upserts name the same aspect of the same
+	// entity, no two values of series the same time and partition.
+	WriteAspects(ctx context.Context, upserts, keys []Aspect, series []TimeseriesValue) error
+	// TimeseriesValues returns the values q selects, latest first unless
+	// q.Ascending.
+	TimeseriesValues(ctx context.Context, q TimeseriesQuery) ([]TimeseriesValue, error)
+	// DeleteTimeseries removes urn's values of the timeseries aspect whose
+	// time is within start and end (both included; nil: unbounded), and
+	// says how many it removed.
+	DeleteTimeseries(ctx context.Context, urn URN, aspect string, start, end *int64) (int, error)
+	// CountTimeseries says how many timeseries values urn has.
+	CountTimeseries(ctx context.Context, urn URN) (int, error)
 	// ReplaceAspect replaces an existing aspect; ENOTFOUND when there is none.
 	ReplaceAspect(ctx context.Context, a Aspect) error
-	// DeleteEntity removes every aspect of urn; false when there were none.
+	// DeleteEntity removes every aspect of urn, its timeseries values
+	// included; false when there were none.
 	DeleteEntity(ctx context.Context, urn URN) (bool, error)
 	// ListAspects returns the aspects that match f, newest first, and how
 	// many match in all.
@@ -70,6 +125,16 @@ type Store interface {
 	// Secret returns the named secret, generating and storing it on first
 	// use; every replica sharing the database gets the same value.
 	Secret(ctx context.Context, name string, generate func() ([]byte, error)) ([]byte, error)
+	// UpdateAspects reads the named aspects (those stored) and writes what
+	// change makes of them, in one transaction that no other UpdateAspects
+	// of the same aspects overlaps, stored or not (mutate.go).
+	UpdateAspects(ctx context.Context, keys []AspectKey, change func(current []Aspect) (Change, error)) error
+	// ReferencingAspects returns the aspects that hold what one of the
+	// probes looks for, at most limit of them, in URN order (mutate.go).
+	ReferencingAspects(ctx context.Context, probes []ReferenceProbe, limit int) ([]Aspect, error)
+	// SearchEntities pages through the entities that match q, in URN
+	// order (search.go).
+	SearchEntities(ctx context.Context, q SearchQuery) (SearchPage, error)
 	// SessionStore keeps browser sessions (session.go).
 	SessionStore
 	// UserStore keeps what is bound to a user's existence (removal.go).

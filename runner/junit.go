@@ -14,6 +14,7 @@ import (
 // (a recommendation not met, below the fail-on level) or a known failure
 // (in the baseline) is a skip too, whose message says so, since it does not
 // fail the run; a failure is a failure with the failing step and message.
+// An interrupted run adds one test case in error, "the run as a whole".
 
 type junitReport struct {
 	XMLName  xml.Name      `xml:"testsuites"`
@@ -41,6 +42,7 @@ type junitCase struct {
 	Classname string        `xml:"classname,attr"`
 	Time      string        `xml:"time,attr"`
 	Failure   *junitMessage `xml:"failure,omitempty"`
+	Error     *junitMessage `xml:"error,omitempty"`
 	Skipped   *junitMessage `xml:"skipped,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
 }
@@ -53,7 +55,7 @@ type junitMessage struct {
 
 func seconds(d float64) string { return fmt.Sprintf("%.3f", d) }
 
-func (rep *runReport) writeJUnit(path string, elapsed time.Duration) error {
+func (rep *runReport) writeJUnit(path, failOn string, elapsed time.Duration) error {
 	r := junitReport{Name: "catalogspec", Time: seconds(elapsed.Seconds())}
 	suites := map[string]*junitSuite{}
 	for _, o := range rep.outcomes {
@@ -87,15 +89,27 @@ func (rep *runReport) writeJUnit(path string, elapsed time.Duration) error {
 		s.Tests++
 		s.Cases = append(s.Cases, c)
 	}
+	if how := rep.cutShort(); how == "interrupted" {
+		// The run as a whole is an error: a CI job reading junit.xml must
+		// not take an interrupted run for a pass.
+		msg := fmt.Sprintf("the run was interrupted by %s: %d of %d selected scenarios did not run, so it is not judged", rep.interrupted, rep.counts[StatusNotRun], len(rep.outcomes))
+		r.Suites = append(r.Suites, &junitSuite{Name: "catalogspec", Tests: 1, Errors: 1, Time: seconds(0), Cases: []*junitCase{{
+			Name: "the run as a whole", Classname: "catalogspec", Time: seconds(0),
+			Error: &junitMessage{Message: msg, Type: "interrupted", Text: rep.verdict(failOn)},
+		}}})
+	}
 	var secs = map[string]float64{}
 	for _, o := range rep.outcomes {
 		secs[o.Feature] += o.Duration
 	}
 	for _, s := range r.Suites {
-		s.Time = seconds(secs[s.Name])
+		if s.Errors == 0 {
+			s.Time = seconds(secs[s.Name])
+		}
 		r.Tests += s.Tests
 		r.Skipped += s.Skipped
 		r.Failures += s.Failures
+		r.Errors += s.Errors
 	}
 	out, err := xml.MarshalIndent(r, "", "  ")
 	if err != nil {

@@ -1,10 +1,14 @@
 package runner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,11 +143,16 @@ func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target
 			}
 		})
 	}
-	var token string
-	var tokenErr error
+	var token, expired string
+	var tokenErr, expiredErr error
 	wg.Go(func() { token, tokenErr = first.Token(h.ctx, RootUser, "catalogspec-admin", "ONE_DAY") })
+	wg.Go(func() { expired, expiredErr = first.ExpiredToken(h.ctx, RootUser, "catalogspec-expired") })
 	wg.Wait()
-	if err := errors.Join(tokenErr, noAuth.err, later.err, replica.err, behindTLS.err); err != nil {
+	if err := errors.Join(tokenErr, expiredErr, noAuth.err, later.err, replica.err, behindTLS.err); err != nil {
+		return nil, err
+	}
+	revoked, err := revokedToken(h.ctx, first, token)
+	if err != nil {
 		return nil, err
 	}
 	proxy, err := startTLSProxy(behindTLS.srv.Frontend)
@@ -155,6 +164,8 @@ func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target
 		HTTPSFrontend:  proxy.URL,
 		TLSRoots:       proxy.Roots,
 		AdminToken:     token,
+		RevokedToken:   revoked,
+		ExpiredToken:   expired,
 		NoAuthGMS:      noAuth.srv.GMS,
 		NoAuthFrontend: noAuth.srv.Frontend,
 		LaterGMS:       later.srv.GMS,
@@ -257,4 +268,59 @@ func maskLogLine(line string) string {
 		}
 	}
 	return line
+}
+
+// revokedToken makes a token of the root user and revokes it through the
+// API, as the administrator: a token the reference must refuse on every
+// path (the read-only scenarios' CATALOGSPEC_REVOKED_TOKEN).
+func revokedToken(ctx context.Context, first *catalogdtest.Server, admin string) (string, error) {
+	token, err := first.Token(ctx, RootUser, "catalogspec-revoked", "ONE_HOUR")
+	if err != nil {
+		return "", err
+	}
+	ask := func(doc string, vars map[string]any, v any) error {
+		body, _ := json.Marshal(map[string]any{"query": doc, "variables": vars})
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, first.GMS+"/api/graphql", bytes.NewReader(body))
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+admin)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return json.Unmarshal(b, v)
+	}
+	var meta struct {
+		Data struct {
+			Meta *struct {
+				ID string `json:"id"`
+			} `json:"getAccessTokenMetadata"`
+		} `json:"data"`
+	}
+	var revoked struct {
+		Data struct {
+			Revoked bool `json:"revokeAccessToken"`
+		} `json:"data"`
+	}
+	err = ask(`query($t: String!) { getAccessTokenMetadata(token: $t) { id } }`, map[string]any{"t": token}, &meta)
+	if err == nil && (meta.Data.Meta == nil || meta.Data.Meta.ID == "") {
+		err = errors.New("no id")
+	}
+	if err == nil {
+		err = ask(`mutation($id: String!) { revokeAccessToken(tokenId: $id) }`, map[string]any{"id": meta.Data.Meta.ID}, &revoked)
+	}
+	if err == nil && !revoked.Data.Revoked {
+		err = errors.New("revokeAccessToken answered false")
+	}
+	if err != nil {
+		return "", fmt.Errorf("revoking a token for the read-only scenarios: %w", err)
+	}
+	return token, nil
 }

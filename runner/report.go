@@ -19,6 +19,11 @@ import (
 type htmlReport struct {
 	Version, SpecVersion, Target, FailOn, Finished, Took string
 	Verdict                                              string // in one sentence (runReport.verdict)
+	Outcome                                              string // in a word (runReport.outcome)
+	CutShort                                             string // interrupted, stopped at the first failure, or ""
+	NotRun                                               int
+	ReadOnly                                             bool // a read-only audit
+	NotInAudit                                           int  // scenarios selected but not read-only
 	Conformant                                           bool
 	Total                                                int
 	Statuses                                             []string
@@ -39,9 +44,10 @@ func (rep *runReport) writeHTML(path string, tgt *Target, failOn string, elapsed
 	h := htmlReport{
 		Version: Version, SpecVersion: catalogspec.SpecVersion, Target: tgt.describe(), FailOn: failOn,
 		Finished: time.Now().UTC().Format("2006-01-02 15:04:05 UTC"), Took: elapsed.Round(time.Millisecond).String(),
-		Conformant: rep.counts[StatusFailed] == 0 && len(rep.stale) == 0,
-		Verdict:    rep.verdict(failOn),
-		Total:      len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
+		Conformant: rep.conformant(),
+		Verdict:    rep.verdict(failOn), Outcome: rep.outcome(), CutShort: rep.cutShort(), NotRun: rep.counts[StatusNotRun],
+		ReadOnly: rep.readOnly,
+		Total:    len(rep.outcomes), Counts: rep.counts, All: rep.outcomes, Stale: rep.stale,
 	}
 	// Columns for the statuses that occur, and always passed and failed.
 	for _, st := range statusOrder {
@@ -61,6 +67,9 @@ func (rep *runReport) writeHTML(path string, tgt *Target, failOn string, elapsed
 		r.Total++
 	}
 	for _, o := range rep.outcomes {
+		if o.Reason == notInAudit {
+			h.NotInAudit++
+		}
 		bump(levelRows, &h.Levels, o.Level, o.Status)
 		for _, c := range o.Capabilities {
 			bump(capRows, &h.Caps, c, o.Status)
@@ -96,14 +105,14 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 }).Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>catalogspec report: {{if .Conformant}}conformant{{else}}not conformant{{end}}</title>
+<title>catalogspec {{if .ReadOnly}}read-only audit{{else}}report{{end}}: {{.Outcome}}</title>
 <style>
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1f24;background:#f6f7f9}
 main{max-width:1100px;margin:0 auto;padding:24px}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px}
 .meta{color:#57606a;font-size:13px}
 .verdict{display:inline-block;padding:6px 12px;border-radius:6px;font-weight:600;margin:12px 0}
-.ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}
+.ok{background:#dafbe1;color:#116329}.bad{background:#ffebe9;color:#a40e26}.interrupted{background:#fff8c5;color:#6e4c00;border:1px solid #d4a72c}
 table{border-collapse:collapse;background:#fff;width:100%;font-size:14px}
 th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#eef1f4} td.n{text-align:right;font-variant-numeric:tabular-nums}
@@ -116,10 +125,12 @@ th{background:#eef1f4} td.n{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:#0d1117;color:#e6edf3;padding:10px;border-radius:6px;overflow-x:auto;font-size:12.5px;white-space:pre-wrap;word-break:break-word}
 .label{font-size:12px;color:#57606a;text-transform:uppercase;letter-spacing:.04em;margin-top:8px}
 </style></head><body><main>
-<h1>catalogspec conformance report</h1>
+<h1>catalogspec {{if .ReadOnly}}read-only audit{{else}}conformance report{{end}}</h1>
 <div class="meta">suite {{.Version}}, spec {{.SpecVersion}} &middot; {{.Finished}} &middot; took {{.Took}}</div>
 <div class="meta">target: {{.Target}}</div>
-<div class="verdict {{if .Conformant}}ok{{else}}bad{{end}}">{{.Verdict}}</div>
+<div class="verdict {{if eq .CutShort "interrupted"}}interrupted{{else if .Conformant}}ok{{else}}bad{{end}}">{{.Verdict}}</div>
+{{if .ReadOnly}}<p class="read-only"><strong>Read-only:</strong> this audit ran only the scenarios tagged <code>@read-only</code>, which write nothing to a target that works{{if .NotInAudit}}; the other {{.NotInAudit}} it selected write to the target or need an administrator's token, and are listed below as skipped (<code>catalogspec run</code> checks them){{end}}.</p>{{end}}
+{{if .CutShort}}<p class="cut">This run was {{.CutShort}}: {{.NotRun}} of the {{.Total}} selected scenarios did not run, so it says nothing of them. Run it again to the end to judge the target.</p>{{end}}
 <p>{{.Total}} scenarios:{{range $i, $s := .Statuses}}{{with index $.Counts $s}} <span class="s-{{$s}}">{{.}} {{$s}}</span>{{end}}{{end}}.
 {{if .Stale}}<br><span class="s-failed">Stale baseline entries (these pass now): {{range .Stale}}{{.}} {{end}}</span>{{end}}</p>
 

@@ -37,7 +37,7 @@ func sampleReport() *runReport {
 // case per scenario; only failures fail; skips of every kind are skips.
 func TestJUnitReadsAsIntended(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "junit.xml")
-	if err := sampleReport().writeJUnit(path, time.Second); err != nil {
+	if err := sampleReport().writeJUnit(path, levelMust, time.Second); err != nil {
 		t.Fatal(err)
 	}
 	suites, err := junit.IngestFile(path)

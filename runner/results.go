@@ -80,19 +80,39 @@ type runReport struct {
 	outcomes []*Outcome
 	stale    []string // baseline entries whose scenarios passed
 	counts   map[string]int
+	// interrupted names the signal that cut the run short, "" when none.
+	interrupted string
+	// stoppedAtFailure says the run stopped at its first failure
+	// (CATALOGSPEC_FAIL_FAST) before every selected scenario ran.
+	stoppedAtFailure bool
+	// readOnly: a read-only audit.
+	readOnly bool
 }
+
+// runEnd is how a run ended: cut short by a signal, or at the first failure.
+type runEnd struct {
+	Signal   string // "SIGINT" or "SIGTERM" when a signal interrupted the run
+	FailFast bool   // the run stops at the first failure (CATALOGSPEC_FAIL_FAST)
+	ReadOnly bool   // a read-only audit: it ran only the scenarios tagged @read-only
+}
+
+// notInAudit is why a read-only audit skips a scenario it selected.
+const notInAudit = "not in the read-only audit: it writes to the target or needs an administrator's token (catalogspec run checks it)"
 
 // finish lists an outcome for every selected scenario, "not run" for those
 // that never started.
-func (r *Results) finish(selected []ScenarioInfo, interrupted, failFast bool) *runReport {
+func (r *Results) finish(selected []ScenarioInfo, end runEnd) *runReport {
+	interrupted, failFast := end.Signal != "", end.FailFast
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rep := &runReport{counts: map[string]int{}}
+	rep := &runReport{counts: map[string]int{}, interrupted: end.Signal, readOnly: end.ReadOnly}
 	for _, s := range selected {
 		o, ok := r.outcomes[s.Name]
 		if !ok {
 			o = &Outcome{ScenarioInfo: s, Status: StatusNotRun}
 			switch {
+			case end.ReadOnly && !slices.Contains(s.Tags, TagReadOnly):
+				o.Status, o.Reason = StatusSkipped, notInAudit
 			case interrupted:
 				o.Reason = "the run was interrupted"
 			case failFast:
@@ -104,6 +124,7 @@ func (r *Results) finish(selected []ScenarioInfo, interrupted, failFast bool) *r
 		rep.outcomes = append(rep.outcomes, o)
 		rep.counts[o.Status]++
 	}
+	rep.stoppedAtFailure = !interrupted && failFast && rep.counts[StatusNotRun] > 0
 	return rep
 }
 
@@ -135,19 +156,57 @@ func (rep *runReport) judge(base *Baseline) bool {
 	return failed || len(rep.stale) > 0
 }
 
+// conformant says whether the run's verdict is that the target conforms:
+// nothing failed, and the run was not cut short.
+func (rep *runReport) conformant() bool {
+	return rep.counts[StatusFailed] == 0 && len(rep.stale) == 0 && rep.cutShort() == ""
+}
+
+// cutShort says how the run was cut short: "interrupted", "stopped at the
+// first failure", or "" when it ran to its end.
+func (rep *runReport) cutShort() string {
+	switch {
+	case rep.interrupted != "":
+		return "interrupted"
+	case rep.stoppedAtFailure:
+		return "stopped at the first failure"
+	}
+	return ""
+}
+
+// outcome is the run's verdict in a word, for results.json: conformant,
+// not conformant, interrupted, or stopped at the first failure.
+func (rep *runReport) outcome() string {
+	switch {
+	case rep.cutShort() != "":
+		return rep.cutShort()
+	case rep.conformant():
+		return "conformant"
+	}
+	return "not conformant"
+}
+
 // resultsFile is results.json.
 type resultsFile struct {
-	Suite       string         `json:"suite"`
-	Version     string         `json:"version"`
-	SpecVersion string         `json:"spec_version"`
-	Target      string         `json:"target"`
-	FailOn      string         `json:"fail_on"`
-	Started     string         `json:"finished_at"`
-	Seconds     float64        `json:"duration_seconds"`
-	Counts      map[string]int `json:"counts"`
-	Waits       *waitsReport   `json:"waits,omitempty"`
-	Stale       []string       `json:"stale_baseline_entries,omitempty"`
-	Scenarios   []*Outcome     `json:"scenarios"`
+	Suite       string  `json:"suite"`
+	Version     string  `json:"version"`
+	SpecVersion string  `json:"spec_version"`
+	Target      string  `json:"target"`
+	FailOn      string  `json:"fail_on"`
+	Started     string  `json:"finished_at"`
+	Seconds     float64 `json:"duration_seconds"`
+	// Outcome is the verdict in a word: conformant, not conformant,
+	// interrupted, or stopped at the first failure; Verdict says it in a
+	// sentence, as the console and report.html do.
+	Outcome     string `json:"outcome"`
+	Verdict     string `json:"verdict"`
+	Interrupted string `json:"interrupted_by,omitempty"` // SIGINT or SIGTERM
+	// ReadOnly says the run was a read-only audit (catalogspec audit).
+	ReadOnly  bool           `json:"read_only"`
+	Counts    map[string]int `json:"counts"`
+	Waits     *waitsReport   `json:"waits,omitempty"`
+	Stale     []string       `json:"stale_baseline_entries,omitempty"`
+	Scenarios []*Outcome     `json:"scenarios"`
 }
 
 // waitsReport is the run's waits for changes to show, in results.json.
@@ -163,6 +222,7 @@ func (rep *runReport) writeJSON(path string, tgt *Target, failOn string, elapsed
 	f := resultsFile{
 		Suite: "catalogspec", Version: Version, SpecVersion: catalogspec.SpecVersion,
 		Target: tgt.describe(), FailOn: failOn, Started: time.Now().UTC().Format(time.RFC3339),
+		Outcome: rep.outcome(), Verdict: rep.verdict(failOn), Interrupted: rep.interrupted, ReadOnly: rep.readOnly,
 		Seconds: elapsed.Seconds(), Counts: rep.counts, Stale: rep.stale, Scenarios: rep.outcomes,
 	}
 	if waits != nil {
@@ -264,41 +324,93 @@ func (rep *runReport) printSummary(w io.Writer, failOn string, elapsed time.Dura
 }
 
 // verdict is the run's verdict in one sentence: conformant or not at the
-// fail-on level, and why. It reads the judgement (judge).
+// fail-on level, and why. It reads the judgement (judge). A run cut short
+// says so first, and never that the target conforms.
 func (rep *runReport) verdict(failOn string) string {
+	if rep.readOnly {
+		return "Read-only audit: " + lowerFirst(rep.judgement(failOn))
+	}
+	return rep.judgement(failOn)
+}
+
+// judgement is the verdict, but for saying the run was a read-only audit.
+func (rep *runReport) judgement(failOn string) string {
 	judged := judgedLevels(failOn)
 	failed := rep.counts[StatusFailed]
-	if failed > 0 || len(rep.stale) > 0 {
-		var why []string
-		if failed > 0 {
-			why = append(why, fmt.Sprintf("%d %s %s failed", failed, listed(judged, "or"), plural(failed, "scenario", "scenarios")))
+	if how := rep.cutShort(); how != "" {
+		first := "Stopped at the first failure (" + EnvFailFast + "=1)"
+		if rep.interrupted != "" {
+			first = "Interrupted by " + rep.interrupted
 		}
-		if n := len(rep.stale); n > 0 {
-			why = append(why, fmt.Sprintf("%d baseline %s stale (%s)", n, plural(n, "entry is", "entries are"), strings.Join(rep.stale, ", ")))
+		notRun := fmt.Sprintf("%d of %d selected %s did not run", rep.counts[StatusNotRun], len(rep.outcomes), plural(len(rep.outcomes), "scenario", "scenarios"))
+		if failed > 0 || len(rep.stale) > 0 {
+			return fmt.Sprintf("%s, and %s; %s", first, lowerFirst(rep.failures(failOn)), notRun)
 		}
-		return fmt.Sprintf("Not conformant at @%s: %s", failOn, strings.Join(why, "; "))
+		ran := strings.TrimSuffix(strings.TrimSuffix(rep.countsOf(levels[len(levels)-1]), fmt.Sprintf("%d %s", rep.counts[StatusNotRun], StatusNotRun)), ", ")
+		if ran == "" {
+			ran = "none ran"
+		}
+		return fmt.Sprintf("%s: not judged, since %s (%s)", first, notRun, ran)
 	}
-	byStatus := map[string]int{}
+	if failed > 0 || len(rep.stale) > 0 {
+		return rep.failures(failOn)
+	}
 	n := 0
 	for _, o := range rep.outcomes {
 		if LevelRank(o.Level) <= LevelRank(failOn) {
-			byStatus[o.Status]++
 			n++
 		}
 	}
 	switch {
 	case n == 0:
 		return fmt.Sprintf("Conformant at @%s: no %s scenario was selected", failOn, listed(judged, "or"))
-	case byStatus[StatusPassed] == n:
+	case rep.countAt(failOn, StatusPassed) == n:
 		return fmt.Sprintf("Conformant at @%s: every selected %s scenario passed", failOn, listed(judged, "and"))
 	}
-	var counts []string
-	for _, st := range statusOrder {
-		if byStatus[st] > 0 {
-			counts = append(counts, fmt.Sprintf("%d %s", byStatus[st], st))
+	return fmt.Sprintf("Conformant at @%s: no selected %s scenario failed (%s)", failOn, listed(judged, "or"), rep.countsOf(failOn))
+}
+
+// failures says why the run is not conformant: its failures at or above
+// the fail-on level, and stale baseline entries.
+func (rep *runReport) failures(failOn string) string {
+	var why []string
+	if failed := rep.counts[StatusFailed]; failed > 0 {
+		why = append(why, fmt.Sprintf("%d %s %s failed", failed, listed(judgedLevels(failOn), "or"), plural(failed, "scenario", "scenarios")))
+	}
+	if n := len(rep.stale); n > 0 {
+		why = append(why, fmt.Sprintf("%d baseline %s stale (%s)", n, plural(n, "entry is", "entries are"), strings.Join(rep.stale, ", ")))
+	}
+	return fmt.Sprintf("Not conformant at @%s: %s", failOn, strings.Join(why, "; "))
+}
+
+// countAt counts the scenarios of the status at or above the level.
+func (rep *runReport) countAt(level, status string) int {
+	n := 0
+	for _, o := range rep.outcomes {
+		if o.Status == status && LevelRank(o.Level) <= LevelRank(level) {
+			n++
 		}
 	}
-	return fmt.Sprintf("Conformant at @%s: no selected %s scenario failed (%s)", failOn, listed(judged, "or"), strings.Join(counts, ", "))
+	return n
+}
+
+// countsOf lists the counts by status of the scenarios at or above the
+// level: "2 passed, 1 skipped".
+func (rep *runReport) countsOf(level string) string {
+	var counts []string
+	for _, st := range statusOrder {
+		if n := rep.countAt(level, st); n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, st))
+		}
+	}
+	return strings.Join(counts, ", ")
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // listed joins words as a sentence does: "must", "must and should",

@@ -67,6 +67,12 @@ type Config struct {
 	Format      string
 	ReportsDir  string
 	FailFast    bool
+	// ReadOnly makes the run a read-only audit (catalogspec audit): it
+	// runs only the scenarios tagged @read-only, which write nothing to
+	// the target, with at most a user's token (CATALOGSPEC_TOKEN) and no
+	// administrator's; the others it selects are reported as skipped. It
+	// takes no lock on the target and writes no journal there.
+	ReadOnly bool
 
 	// Only, when set, narrows the selection to the scenarios whose names
 	// it accepts (go test -run 'TestFeatures/<pattern>').
@@ -188,6 +194,14 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	if err != nil {
 		return stop(err)
 	}
+	// What godog runs: in a read-only audit, only what writes nothing.
+	torun := selected
+	if cfg.ReadOnly {
+		torun = slices.DeleteFunc(slices.Clone(selected), func(s ScenarioInfo) bool { return !slices.Contains(s.Tags, TagReadOnly) })
+		if len(torun) == 0 {
+			return stop(fmt.Errorf("%s=%q selects no scenario tagged %s: the read-only audit would check nothing", envTags, cfg.Tags, TagReadOnly))
+		}
+	}
 	var base *Baseline
 	if cfg.Baseline != "" {
 		if base, err = readBaseline(cfg.Baseline, catalog); err != nil {
@@ -204,27 +218,39 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	runCtx, interrupted, cancel := onInterrupt(ctx, out)
 	defer cancel()
 
-	tgt, err := newTarget(runCtx, cfg.Getenv, reportsDir)
+	tgt, err := newTarget(runCtx, cfg.Getenv, reportsDir, cfg.ReadOnly)
 	if err != nil {
 		return stop(fmt.Errorf("no target: %w", err))
 	}
 	defer stopTarget(ctx, tgt, out)
 	failOn := failOnFor(cfg.FailOn, tgt)
-	fmt.Fprintf(out, "catalogspec %s (spec %s): target %s\n", Version, catalogspec.SpecVersion, tgt.describe())
+	// An audit's target says whom its token stands for, which preflight
+	// asks.
+	if !tgt.ReadOnly {
+		fmt.Fprintf(out, "catalogspec %s (spec %s): target %s\n", Version, catalogspec.SpecVersion, tgt.describe())
+	}
 	if err := defs.Preflight(runCtx, tgt); err != nil {
 		return stop(fmt.Errorf("preflight: %w", err))
 	}
-	b, err := browserFor(cfg, selected, tgt)
+	if tgt.ReadOnly {
+		fmt.Fprintf(out, "catalogspec %s (spec %s): %s\n", Version, catalogspec.SpecVersion, tgt.describe())
+	}
+	b, err := browserFor(cfg, torun, tgt)
 	if err != nil {
 		return stop(err)
 	}
-	fmt.Fprintf(out, "catalogspec: %d of %d scenarios selected (%s=%q), judged at @%s (a %s failure fails the run), seed %d (set %s=%d to repeat the order), concurrency %d\n",
-		len(selected), len(catalog), envTags, cfg.Tags, failOn, listed(judgedLevels(failOn), "or"), cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
+	selection := fmt.Sprintf("%d of %d scenarios selected (%s=%q),", len(selected), len(catalog), envTags, cfg.Tags)
+	if cfg.ReadOnly {
+		selection = fmt.Sprintf("read-only audit: %d of the %d scenarios selected (%s=%q) write nothing (%s) and run; the other %d write or need an administrator's token, and are reported as skipped;",
+			len(torun), len(selected), envTags, cfg.Tags, TagReadOnly, len(selected)-len(torun))
+	}
+	fmt.Fprintf(out, "catalogspec: %s judged at @%s (a %s failure fails the run), seed %d (set %s=%d to repeat the order), concurrency %d\n",
+		selection, failOn, listed(judgedLevels(failOn), "or"), cfg.Seed, envSeed, cfg.Seed, cfg.Concurrency)
 	if b != nil {
 		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", b.path)
 	}
 
-	sched := newScheduler(selected, cfg.Concurrency, cfg.Seed, defs.ThrowsSwitch)
+	sched := newScheduler(torun, cfg.Concurrency, cfg.Seed, defs.ThrowsSwitch)
 	fmt.Fprintf(out, "catalogspec: in this order: %s\n", sched.describe())
 	s := &Suite{
 		Target:     tgt,
@@ -237,6 +263,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		Sched:      sched,
 		FailFast:   cfg.FailFast,
 		Browser:    b,
+		ReadOnly:   cfg.ReadOnly,
 	}
 	if b != nil {
 		defer b.close()
@@ -247,7 +274,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		return stop(err)
 	}
 	defer cucumber.Close()
-	elapsed, err := runScenarios(cfg, defs, s, len(selected))
+	elapsed, err := runScenarios(cfg, defs, s, len(torun))
 	if err != nil {
 		return stop(err)
 	}
@@ -255,7 +282,11 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		return stop(fmt.Errorf("reports: %w", err))
 	}
 
-	res := s.Results.finish(selected, interrupted.Load(), cfg.FailFast)
+	end := runEnd{FailFast: cfg.FailFast, ReadOnly: cfg.ReadOnly}
+	if sig := interrupted.Load(); sig != nil {
+		end.Signal = *sig
+	}
+	res := s.Results.finish(selected, end)
 	code := ExitConformant
 	if res.judge(base) {
 		code = ExitFailed
@@ -263,10 +294,30 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	if !writeReports(out, cfg, res, s, elapsed) {
 		return ExitConfig
 	}
-	if interrupted.Load() {
+	if end.Signal != "" {
 		return ExitConfig // not everything was judged
 	}
 	return code
+}
+
+// TagReadOnly marks the scenarios that write nothing to the target: the
+// read-only audit runs them alone.
+const TagReadOnly = "@read-only"
+
+// godogTags is the tag expression godog runs: the run's, and in a
+// read-only audit only what is tagged @read-only besides.
+func godogTags(cfg Config) string {
+	if !cfg.ReadOnly {
+		return cfg.Tags
+	}
+	if strings.TrimSpace(cfg.Tags) == "" {
+		return TagReadOnly
+	}
+	var alts []string
+	for _, alt := range strings.Split(cfg.Tags, ",") {
+		alts = append(alts, strings.TrimSpace(alt)+" && "+TagReadOnly)
+	}
+	return strings.Join(alts, ",")
 }
 
 // selectScenarios reads the features and picks the scenarios the run's
@@ -319,18 +370,22 @@ func clearReports(dir string) (string, error) {
 
 // onInterrupt returns a context that a first Ctrl-C (or SIGTERM) ends: no
 // scenario starts after it and the running ones finish, so that the
-// reports are written whole; a second one kills. interrupted says whether
-// it came.
-func onInterrupt(ctx context.Context, out io.Writer) (runCtx context.Context, interrupted *atomic.Bool, cancel context.CancelFunc) {
+// reports are written whole; a second one kills. interrupted holds the
+// name of the signal once one came.
+func onInterrupt(ctx context.Context, out io.Writer) (runCtx context.Context, interrupted *atomic.Pointer[string], cancel context.CancelFunc) {
 	runCtx, cancel = context.WithCancel(ctx)
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	interrupted = new(atomic.Bool)
+	interrupted = new(atomic.Pointer[string])
 	go func() {
 		select {
-		case <-signals:
-			interrupted.Store(true)
-			fmt.Fprintln(out, "\ncatalogspec: interrupted: finishing the running scenarios and writing the reports (interrupt again to stop at once)")
+		case sig := <-signals:
+			name := "SIGINT"
+			if sig == syscall.SIGTERM {
+				name = "SIGTERM"
+			}
+			interrupted.Store(&name)
+			fmt.Fprintf(out, "\ncatalogspec: interrupted by %s: finishing the running scenarios and writing the reports (interrupt again to stop at once)\n", name)
 			signal.Stop(signals) // a second signal kills as usual
 			cancel()
 		case <-runCtx.Done():
@@ -405,9 +460,9 @@ func runScenarios(cfg Config, defs Steps, s *Suite, selected int) (time.Duration
 	// godog's cucumber formatter panics at the end of a run stopped at the
 	// first failure (it looks for the results of scenarios never started),
 	// so a fail-fast run writes no cucumber.json.
-	format := cfg.Format + "," + cucumberFormat
+	format := consoleFormat(cfg.Format) + "," + cucumberFormat
 	if cfg.FailFast {
-		format = cfg.Format
+		format = consoleFormat(cfg.Format)
 	}
 	started := time.Now()
 	s.Began = started
@@ -418,7 +473,7 @@ func runScenarios(cfg Config, defs Steps, s *Suite, selected int) (time.Duration
 			Format: format,
 			FS:     catalogspec.Features(),
 			Paths:  []string{"."},
-			Tags:   cfg.Tags,
+			Tags:   godogTags(cfg),
 			Strict: true,
 			// Every scenario is started at once and waits for the
 			// scheduler's leave: it runs cfg.Concurrency at a time.
@@ -452,7 +507,7 @@ func writeReports(out io.Writer, cfg Config, res *runReport, s *Suite, elapsed t
 		werrs = append(werrs, os.Rename(cucumberPartial, filepath.Join(reportsDir, "cucumber.json")))
 	}
 	werrs = append(werrs, res.writeJSON(filepath.Join(reportsDir, "results.json"), tgt, failOn, elapsed, &s.Waits))
-	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), elapsed))
+	werrs = append(werrs, res.writeJUnit(filepath.Join(reportsDir, "junit.xml"), failOn, elapsed))
 	werrs = append(werrs, res.writeHTML(filepath.Join(reportsDir, "report.html"), tgt, failOn, elapsed))
 	res.printSummary(out, failOn, elapsed, cfg.Color)
 	fmt.Fprintf(out, "catalogspec: %s\n", s.Waits.summary())

@@ -39,7 +39,7 @@ func judgedLevels(failOn string) []string { return levels[:LevelRank(failOn)+1] 
 var knownCapabilities = []string{
 	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion", "restli", "openapi",
 	"auth-disabled", "auth-disabled-frontend", "clock", "clock-frontend", "replicas", "https-frontend", "ui",
-	"native-users", "sign-in", "user-management",
+	"native-users", "sign-in", "user-management", "deletion", "patch", "search", "timeseries",
 }
 
 // idShape is what a scenario id looks like: the feature's short name and

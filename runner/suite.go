@@ -35,6 +35,9 @@ type Suite struct {
 	Waits waitStats
 	// Began is when the scenarios began to run.
 	Began time.Time
+	// ReadOnly: a read-only audit (Config.ReadOnly); the steps send
+	// nothing that would write to a target that works.
+	ReadOnly bool
 }
 
 // DisabledCapability names the first capability of s that the user

@@ -32,6 +32,9 @@ import (
 //	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
 //	| CATALOGSPEC_REFERENCE_LAG  | start the reference lagging as DataHub does: datahub, or <policy refresh>[,<search lag>] | unset: immediate |
+//	| CATALOGSPEC_TOKEN          | a user's PAT: the read-only scenarios' (Ada's), and the audit's only one | the admin's in a full run; none in an audit |
+//	| CATALOGSPEC_EXPIRED_TOKEN  | a PAT of the target that has expired          | unset: that check is skipped     |
+//	| CATALOGSPEC_REVOKED_TOKEN  | a PAT of the target that was revoked          | unset: that check is skipped     |
 const (
 	EnvGMS            = "CATALOGSPEC_GMS_URL"
 	EnvFrontend       = "CATALOGSPEC_FRONTEND_URL"
@@ -45,6 +48,9 @@ const (
 	EnvPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
 	envCatalogd       = "CATALOGSPEC_CATALOGD"
 	envReferenceLag   = "CATALOGSPEC_REFERENCE_LAG"
+	EnvToken          = "CATALOGSPEC_TOKEN"
+	EnvExpiredToken   = "CATALOGSPEC_EXPIRED_TOKEN"
+	EnvRevokedToken   = "CATALOGSPEC_REVOKED_TOKEN"
 )
 
 // laterBy is how far ahead the clock of the CATALOGSPEC_LATER_GMS_URL
@@ -94,13 +100,54 @@ type Target struct {
 	// scenarios drive (preflight looks).
 	Pages bool
 
+	// ReadOnly: the run is a read-only audit. It has no AdminToken, and
+	// sends nothing that would write to a target that works.
+	ReadOnly bool
+	// UserToken is the read-only scenarios' token (Ada's): the operator's
+	// CATALOGSPEC_TOKEN, else in a full run the admin's; "" in an audit
+	// given none. Never printed.
+	UserToken string
+	// User is the URN UserToken stands for, and UserPrivileges what `me`
+	// says they may do ("manage policies"); preflight asks.
+	User           string
+	UserPrivileges []string
+	// ExpiredToken and RevokedToken are tokens of the target that it must
+	// refuse, when the operator gives them; never printed.
+	ExpiredToken, RevokedToken string
+
 	stop func(context.Context) error // stops what the harness started
 }
 
 // newTarget reads the target from the environment, or starts the reference
 // when CATALOGSPEC_GMS_URL is unset. reportsDir receives the reference's logs.
-func newTarget(ctx context.Context, getenv func(string) string, reportsDir string) (*Target, error) {
+// A read-only audit checks a deployment with at most a user's token: it
+// needs the URLs, and leaves CATALOGSPEC_ADMIN_TOKEN unread.
+func newTarget(ctx context.Context, getenv func(string) string, reportsDir string, readOnly bool) (*Target, error) {
+	t, err := targetOf(ctx, getenv, reportsDir, readOnly)
+	if err != nil {
+		return nil, err
+	}
+	t.ReadOnly = readOnly
+	// The harness gives the reference's own revoked token.
+	if v := strings.TrimSpace(getenv(EnvExpiredToken)); v != "" {
+		t.ExpiredToken = v
+	}
+	if v := strings.TrimSpace(getenv(EnvRevokedToken)); v != "" {
+		t.RevokedToken = v
+	}
+	if tok := strings.TrimSpace(getenv(EnvToken)); tok != "" {
+		t.UserToken = tok
+	} else if !readOnly {
+		t.UserToken = t.AdminToken
+	}
+	return t, nil
+}
+
+func targetOf(ctx context.Context, getenv func(string) string, reportsDir string, readOnly bool) (*Target, error) {
 	gms := getenv(EnvGMS)
+	if gms == "" && readOnly {
+		return nil, fmt.Errorf("the read-only audit checks a deployment: set %s and %s (it starts no reference; `catalogspec run` does)", EnvGMS, EnvFrontend)
+	}
 	if gms == "" {
 		for _, v := range []string{EnvFrontend, EnvAdmin} {
 			if getenv(v) != "" {
@@ -121,10 +168,14 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 	if getenv(envReferenceLag) != "" {
 		return nil, fmt.Errorf("%s is set, but so is %s: the lag is a way of starting the reference, not of a deployment", envReferenceLag, EnvGMS)
 	}
+	admin := strings.TrimSpace(getenv(EnvAdmin))
+	if readOnly {
+		admin = ""
+	}
 	t := &Target{
 		GMS:        strings.TrimRight(gms, "/"),
 		Frontend:   strings.TrimRight(getenv(EnvFrontend), "/"),
-		AdminToken: strings.TrimSpace(getenv(EnvAdmin)),
+		AdminToken: admin,
 		NoAuthGMS:  strings.TrimRight(getenv(EnvNoAuth), "/"),
 
 		NoAuthFrontend: strings.TrimRight(getenv(EnvNoAuthFrontend), "/"),
@@ -141,7 +192,7 @@ func newTarget(ctx context.Context, getenv func(string) string, reportsDir strin
 	if t.Frontend == "" {
 		missing = append(missing, EnvFrontend)
 	}
-	if t.AdminToken == "" {
+	if t.AdminToken == "" && !readOnly {
 		missing = append(missing, EnvAdmin)
 	}
 	if len(missing) > 0 {
@@ -243,6 +294,17 @@ func (t *Target) describe() string {
 	replica := t.ReplicaGMS
 	if replica == "" {
 		replica = "none (@cap:replicas scenarios are skipped)"
+	}
+	if t.ReadOnly {
+		as := "without a token (" + EnvToken + " unset: what needs one is skipped)"
+		if t.User != "" {
+			may := "nothing beyond what every user may"
+			if len(t.UserPrivileges) > 0 {
+				may = strings.Join(t.UserPrivileges, ", ")
+			}
+			as = "as " + t.User + " (" + EnvToken + "), whom the me query says may " + may
+		}
+		return fmt.Sprintf("read-only audit of a deployment, %s: gms %s, frontend %s", as, t.GMS, t.Frontend)
 	}
 	https := t.HTTPSFrontend
 	if https == "" {

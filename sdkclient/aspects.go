@@ -26,14 +26,28 @@ var (
 	CorpUserKey         = AspectType{Name: "corpUserKey", FullName: "com.linkedin.metadata.key.CorpUserKey", Required: []string{"username"}}
 	CorpUserInfo        = AspectType{Name: "corpUserInfo", FullName: "com.linkedin.identity.CorpUserInfo", Required: []string{"active"}}
 	DatasetProfile      = AspectType{Name: "datasetProfile", FullName: "com.linkedin.dataset.DatasetProfile", Timeseries: true, Required: []string{"timestampMillis"}}
+
+	ContainerKey               = AspectType{Name: "containerKey", FullName: "com.linkedin.metadata.key.ContainerKey"}
+	ContainerProperties        = AspectType{Name: "containerProperties", FullName: "com.linkedin.container.ContainerProperties", Required: []string{"name"}}
+	DataJobKey                 = AspectType{Name: "dataJobKey", FullName: "com.linkedin.metadata.key.DataJobKey", Required: []string{"flow", "jobId"}}
+	DatahubIngestionCheckpoint = AspectType{Name: "datahubIngestionCheckpoint", FullName: "com.linkedin.datajob.datahub.DatahubIngestionCheckpoint", Timeseries: true, Required: []string{"timestampMillis", "pipelineName", "platformInstanceId", "config", "state", "runId"}}
+	IngestionSourceKey         = AspectType{Name: "dataHubIngestionSourceKey", FullName: "com.linkedin.metadata.key.DataHubIngestionSourceKey", Required: []string{"id"}}
+	IngestionSourceInfo        = AspectType{Name: "dataHubIngestionSourceInfo", FullName: "com.linkedin.ingestion.DataHubIngestionSourceInfo", Required: []string{"name", "type", "config"}}
+	ExecutionRequestKey        = AspectType{Name: "dataHubExecutionRequestKey", FullName: "com.linkedin.metadata.key.ExecutionRequestKey", Required: []string{"id"}}
+	ExecutionRequestInput      = AspectType{Name: "dataHubExecutionRequestInput", FullName: "com.linkedin.execution.ExecutionRequestInput", Required: []string{"task", "args", "executorId", "source", "requestedAt"}}
+	ExecutionRequestResult     = AspectType{Name: "dataHubExecutionRequestResult", FullName: "com.linkedin.execution.ExecutionRequestResult", Required: []string{"status"}}
 )
 
 // KeyAspects is KEY_ASPECTS (schema_classes.py), by entity type, for the
 // entity types this client knows: exists() reads the key aspect.
 var KeyAspects = map[string]AspectType{
-	"dataset":  DatasetKey,
-	"tag":      TagKey,
-	"corpuser": CorpUserKey,
+	"dataset":                 DatasetKey,
+	"tag":                     TagKey,
+	"corpuser":                CorpUserKey,
+	"container":               ContainerKey,
+	"dataJob":                 DataJobKey,
+	"dataHubIngestionSource":  IngestionSourceKey,
+	"dataHubExecutionRequest": ExecutionRequestKey,
 }
 
 // aspectNameMap is ASPECT_NAME_MAP (schema_classes.py) for the aspects
@@ -41,7 +55,8 @@ var KeyAspects = map[string]AspectType{
 // whose name it does not know.
 var aspectNameMap = func() map[string]AspectType {
 	m := map[string]AspectType{}
-	for _, t := range []AspectType{DatasetKey, DatasetProperties, InstitutionalMemory, Ownership, Status, GlobalTags, TagKey, TagProperties, CorpUserKey, CorpUserInfo, DatasetProfile} {
+	for _, t := range []AspectType{DatasetKey, DatasetProperties, InstitutionalMemory, Ownership, Status, GlobalTags, TagKey, TagProperties, CorpUserKey, CorpUserInfo, DatasetProfile,
+		ContainerKey, ContainerProperties, DataJobKey, DatahubIngestionCheckpoint, IngestionSourceKey, IngestionSourceInfo, ExecutionRequestKey, ExecutionRequestInput, ExecutionRequestResult} {
 		m[t.Name] = t
 	}
 	return m

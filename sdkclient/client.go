@@ -42,6 +42,8 @@ type Client struct {
 	// Version is the server's DataHub version as RestServiceConfig parses
 	// it (major, minor, patch, build), set by FetchServerConfig.
 	Version [4]int
+	// trace, when set, is told of each request (Ingest lists a run's).
+	trace func(line string)
 }
 
 // Error is what the SDK would raise: the exception's class, the SDK
@@ -86,6 +88,9 @@ func (c *Client) send(ctx context.Context, method, path string, body []byte, ext
 	req, err := http.NewRequestWithContext(ctx, method, c.server()+path, r)
 	if err != nil {
 		return nil, err
+	}
+	if c.trace != nil {
+		c.trace(describe(method, path, body))
 	}
 	req.Header = Headers(c.Token)
 	for k, v := range extra {
@@ -581,7 +586,13 @@ func (c *Client) EmitMCP(ctx context.Context, m MCP, async bool) error {
 }
 
 // keyAspectNames is KEY_ASPECT_NAMES for the key aspects this client knows.
-var keyAspectNames = map[string]bool{"datasetKey": true, "tagKey": true, "corpUserKey": true}
+var keyAspectNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range KeyAspects {
+		m[t.Name] = true
+	}
+	return m
+}()
 
 // EmitMCPs is DataHubRestEmitter.emit_mcps: through OpenAPI v3 when the
 // configuration chose it (_emit_openapi_mcps: one request per entity type,

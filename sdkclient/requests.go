@@ -118,6 +118,22 @@ type MCP struct {
 	// LastObserved is systemMetadata.lastObserved in epoch milliseconds;
 	// ensure_has_system_metadata sets the time of sending when it is 0.
 	LastObserved int64
+	// RunID and PipelineName are what `datahub ingest` stamps on its
+	// source's records (AutoSystemMetadata, ingestion/api/source_helpers.py):
+	// the run's id and the recipe's pipeline_name. Empty: the defaults,
+	// "no-run-id-provided" and none.
+	RunID, PipelineName string
+	// Patch, for changeType PATCH, is the JSON Patch a patch builder made
+	// (patch.go); Aspect is then unused.
+	Patch []any
+}
+
+// aspectValue is the proposal's aspect as JSON text, and its content type.
+func (m MCP) aspectValue() Obj {
+	if m.changeType() == "PATCH" {
+		return Obj{{"value", string(Dumps(m.Patch))}, {"contentType", JSONPatchContentType}}
+	}
+	return Obj{{"value", string(Dumps(m.Aspect))}, {"contentType", "application/json"}}
 }
 
 func (m MCP) entityType() string {
@@ -152,6 +168,47 @@ func systemMetadataProperties() Obj {
 	return Obj{{"clientId", "acryl-datahub"}, {"clientVersion", ClientVersion}}
 }
 
+func (m MCP) runID() string {
+	if m.RunID == "" {
+		return "no-run-id-provided"
+	}
+	return m.RunID
+}
+
+// systemMetadata is SystemMetadataClass.to_obj() after
+// ensure_has_system_metadata: every field in schema order, nulls included
+// (how the OpenAPI emitter and emit_mce send it); pre_json_transform
+// (what Rest.li proposals go through) leaves the nulls out.
+func systemMetadata(lastObserved int64, runID, pipelineName string, nulls bool) Obj {
+	var pipeline any
+	if pipelineName != "" {
+		pipeline = pipelineName
+	}
+	full := Obj{
+		{"lastObserved", lastObserved},
+		{"runId", runID},
+		{"lastRunId", "no-run-id-provided"},
+		{"pipelineName", pipeline},
+		{"registryName", nil},
+		{"registryVersion", nil},
+		{"properties", systemMetadataProperties()},
+		{"version", nil},
+		{"schemaVersion", nil},
+		{"aspectCreated", nil},
+		{"aspectModified", nil},
+	}
+	if nulls {
+		return full
+	}
+	var out Obj
+	for _, f := range full {
+		if f.Value != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // restliObj is pre_json_transform(mcp.to_obj()) (emitter/mcp.py,
 // emitter/serialization_helper.py): the MetadataChangeProposal's fields in
 // schema order, the aspect as JSON text, nulls left out.
@@ -161,13 +218,8 @@ func (m MCP) restliObj() Obj {
 		{"entityUrn", m.EntityURN},
 		{"changeType", m.changeType()},
 		{"aspectName", m.AspectName},
-		{"aspect", Obj{{"value", string(Dumps(m.Aspect))}, {"contentType", "application/json"}}},
-		{"systemMetadata", Obj{
-			{"lastObserved", m.lastObserved()},
-			{"runId", "no-run-id-provided"},
-			{"lastRunId", "no-run-id-provided"},
-			{"properties", systemMetadataProperties()},
-		}},
+		{"aspect", m.aspectValue()},
+		{"systemMetadata", systemMetadata(m.lastObserved(), m.runID(), m.PipelineName, false)},
 	}
 }
 
@@ -213,23 +265,16 @@ type OpenAPIRequest struct {
 // system metadata as SystemMetadataClass.to_obj() gives it (every field,
 // nulls included: it is not passed through pre_json_transform).
 func (m MCP) openAPIItem() Obj {
+	var value any = m.Aspect
+	if m.changeType() == "PATCH" {
+		// from_mcp undoes the double serialisation: {"patch": [...]}.
+		value = Obj{{"patch", m.Patch}}
+	}
 	return Obj{
 		{"urn", m.EntityURN},
 		{m.AspectName, Obj{
-			{"value", m.Aspect},
-			{"systemMetadata", Obj{
-				{"lastObserved", m.lastObserved()},
-				{"runId", "no-run-id-provided"},
-				{"lastRunId", "no-run-id-provided"},
-				{"pipelineName", nil},
-				{"registryName", nil},
-				{"registryVersion", nil},
-				{"properties", systemMetadataProperties()},
-				{"version", nil},
-				{"schemaVersion", nil},
-				{"aspectCreated", nil},
-				{"aspectModified", nil},
-			}},
+			{"value", value},
+			{"systemMetadata", systemMetadata(m.lastObserved(), m.runID(), m.PipelineName, true)},
 			{"headers", Obj{}},
 		}},
 	}
@@ -246,7 +291,7 @@ func OpenAPIWrite(m MCP, async bool) OpenAPIRequest {
 		return OpenAPIRequest{Method: http.MethodDelete, Path: "/openapi/v3/entity/" + m.entityType() + "/" + m.EntityURN, Body: []byte("[]")}
 	}
 	return OpenAPIRequest{
-		Method: http.MethodPost,
+		Method: patchMethod(m),
 		Path:   "/openapi/v3/entity/" + m.entityType() + "?async=" + asyncFlag(async),
 		Body:   Dumps([]Obj{m.openAPIItem()}),
 	}
@@ -328,4 +373,99 @@ func EntitiesBody(urns, aspects []string) []byte {
 // top of the session's.
 func EntitiesHeaders() http.Header {
 	return http.Header{"Accept": {"application/json"}, "Content-Type": {"application/json"}}
+}
+
+// TimeseriesPath is the Rest.li action that reads timeseries aspects
+// (get_timeseries_values, ingestion/graph/client.py;
+// get_latest_timeseries_aspect_values, cli/cli_utils.py).
+func TimeseriesPath() string { return "/aspects?action=getTimeseriesAspectValues" }
+
+// TimeseriesValuesBody is get_timeseries_values's body, sent by requests'
+// json=: urn, entity (guessed from the URN), aspect, limit, filter.
+func TimeseriesValuesBody(urn, aspect string, filter Obj, limit int) []byte {
+	return Dumps(Obj{{"urn", urn}, {"entity", guessEntityType(urn)}, {"aspect", aspect}, {"limit", limit}, {"filter", filter}})
+}
+
+// LatestFilter is get_latest_timeseries_value's filter of its
+// filter_criteria_map (in the map's order): {"or": [{"and": [{"field": k,
+// "values": [v], "condition": "EQUAL"}, ...]}]}.
+func LatestFilter(criteria Obj) Obj {
+	and := make([]any, len(criteria))
+	for i, c := range criteria {
+		and[i] = Obj{{"field", c.Key}, {"values", []any{c.Value}}, {"condition", "EQUAL"}}
+	}
+	return Obj{{"or", []any{Obj{{"and", and}}}}}
+}
+
+// LatestTimeseriesBody is get_latest_timeseries_aspect_values's body
+// (cli/cli_utils.py, what `datahub get -a <timeseries aspect>` sends), as
+// json.dumps writes it: urn, entity, aspect, latestValue.
+func LatestTimeseriesBody(urn, aspect string) []byte {
+	return Dumps(Obj{{"urn", urn}, {"entity", guessEntityType(urn)}, {"aspect", aspect}, {"latestValue", true}})
+}
+
+// MCE is a MetadataChangeEvent: an entity's snapshot, its aspects each
+// keyed by its record's full name.
+type MCE struct {
+	Snapshot     string // the snapshot record's name, e.g. DatasetSnapshot
+	URN          string
+	Aspects      []MCEAspect
+	LastObserved int64 // 0: the time of sending
+}
+
+// MCEAspect is one aspect of an MCE: its record's full name and value.
+type MCEAspect struct {
+	Class string // e.g. com.linkedin.dataset.DatasetProperties
+	Value Obj
+}
+
+// EmitMCEPath and MCEBody are emit_mce's POST (emitter/rest_emitter.py):
+// {"entity": {"value": {"com.linkedin.metadata.snapshot.<Snapshot>":
+// pre_json_transform(snapshot.to_obj())}}, "systemMetadata":
+// systemMetadata.to_obj()}.
+func EmitMCEPath() string { return "/entities?action=ingest" }
+
+func MCEBody(m MCE) []byte {
+	aspects := make([]any, len(m.Aspects))
+	for i, a := range m.Aspects {
+		aspects[i] = Obj{{a.Class, a.Value}}
+	}
+	last := m.LastObserved
+	if last == 0 {
+		last = time.Now().UnixMilli()
+	}
+	return Dumps(Obj{
+		{"entity", Obj{{"value", Obj{{"com.linkedin.metadata.snapshot." + m.Snapshot, Obj{{"urn", m.URN}, {"aspects", aspects}}}}}}},
+		{"systemMetadata", systemMetadata(last, "no-run-id-provided", "", true)},
+	})
+}
+
+// TraceData is what the SDK keeps of a traced write (emitter/
+// response_helper.py): the trace id and, by URN in the order the answer
+// listed them, the aspects written.
+type TraceData struct {
+	TraceID string
+	URNs    []string
+	Aspects map[string][]string
+}
+
+// TracePath and TraceBody are _await_status's POST (emitter/
+// rest_emitter.py): /openapi/v1/trace/write/{trace id}?onlyIncludeErrors=
+// false&detailed=true with the aspects still awaited, by URN.
+func TracePath(traceID string) string {
+	return "/openapi/v1/trace/write/" + traceID + "?onlyIncludeErrors=false&detailed=true"
+}
+
+func TraceBody(d TraceData) []byte {
+	body := Obj{}
+	for _, u := range d.URNs {
+		if as, ok := d.Aspects[u]; ok {
+			names := make([]any, len(as))
+			for i, a := range as {
+				names[i] = a
+			}
+			body = append(body, Member{u, names})
+		}
+	}
+	return Dumps(body)
 }

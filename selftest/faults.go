@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -529,6 +530,42 @@ var Faults = []Fault{
 				r.Body = noCodeString.ReplaceAll(r.Body, []byte(`"noCode":true`))
 			}
 		},
+	},
+	{
+		Name:   "timeseries-read-escalates",
+		Trips:  []string{"series-08", "series-09"},
+		Breaks: "a timeseries read refused for want of a timeseries privilege is answered anyway, with the server's own authority",
+		Response: func(s *State, x *Exchange, r *Response) {
+			if r.Status == http.StatusForbidden && x.Req.URL.Query().Get("action") == "getTimeseriesAspectValues" {
+				if esc, err := s.SendAs(x, s.AdminAuthorization()); err == nil {
+					*r = *esc
+				}
+			}
+		},
+	},
+	{
+		Name:   "timeseries-oldest-first",
+		Trips:  []string{"series-01", "series-02"},
+		Breaks: "timeseries values are answered oldest first, where DataHub's SDK and CLI take the first as the latest",
+		Response: func(_ *State, x *Exchange, r *Response) {
+			if x.Req.URL.Query().Get("action") != "getTimeseriesAspectValues" || r.Status != http.StatusOK {
+				return
+			}
+			var body map[string]map[string]json.RawMessage
+			var values []json.RawMessage
+			if json.Unmarshal(r.Body, &body) != nil || json.Unmarshal(body["value"]["values"], &values) != nil {
+				return
+			}
+			slices.Reverse(values)
+			body["value"]["values"], _ = json.Marshal(values)
+			r.Body, _ = json.Marshal(body)
+		},
+	},
+	{
+		Name:     "write-untraced",
+		Trips:    []string{"runs-06"},
+		Breaks:   "a write is answered without the traceparent header DataHub's SDK waits on",
+		Response: func(_ *State, _ *Exchange, r *Response) { r.Header.Del("Traceparent") },
 	},
 }
 

@@ -255,7 +255,7 @@ func readResults(path string) (all, failed, skipped []string, ids map[string]str
 
 // ---- The reference ----
 
-func goBuild(t *testing.T, root string, args ...string) {
+func goBuild(t testing.TB, root string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("go", args...)
 	cmd.Dir = root
@@ -282,6 +282,24 @@ func cleanEnv() []string {
 // work/catalogd.log; both end with the test. admin is a root token.
 func startReference(t *testing.T, work string) (gms, frontend *url.URL, admin string) {
 	t.Helper()
+	srv, _, _ := startCatalogd(t, work)
+	admin, err := srv.Token(t.Context(), catalogdtest.Root, "selftest-admin", "ONE_DAY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gms, err1 := url.Parse(srv.GMS)
+	frontend, err2 := url.Parse(srv.Frontend)
+	if err := errors.Join(err1, err2); err != nil {
+		t.Fatal(err)
+	}
+	return gms, frontend, admin
+}
+
+// startCatalogd builds catalogd into work and runs `catalogd serve` with
+// authentication on and env besides, over a database of its own (at
+// dbURL), logging to work/catalogd.log; both end with the test.
+func startCatalogd(t testing.TB, work string, env ...string) (srv *catalogdtest.Server, bin, dbURL string) {
+	t.Helper()
 	bin, err := catalogdtest.Build(t.Context(), work)
 	if err != nil {
 		t.Fatal(err)
@@ -296,22 +314,13 @@ func startReference(t *testing.T, work string) (gms, frontend *url.URL, admin st
 		t.Fatalf("no database for the reference: %v", err)
 	}
 	t.Cleanup(func() { _ = db.Close(context.Background()) })
-	srv := catalogdtest.New(t, catalogdtest.Options{Binary: bin, DatabaseURL: db.URL, Inherit: cleanEnv(), Log: logFile,
+	srv = catalogdtest.New(t, catalogdtest.Options{Binary: bin, DatabaseURL: db.URL, Inherit: cleanEnv(), Log: logFile,
 		// The suite runs some fifty times against this one instance,
 		// always from 127.0.0.1: its failed sign-ins, made on purpose,
 		// must not throttle later runs' as one client's (the suite's own
 		// harness does the same).
-		Env: []string{"METADATA_SERVICE_AUTH_ENABLED=true", "CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT=100000"}})
-	admin, err = srv.Token(t.Context(), catalogdtest.Root, "selftest-admin", "ONE_DAY")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gms, err1 := url.Parse(srv.GMS)
-	frontend, err2 := url.Parse(srv.Frontend)
-	if err := errors.Join(err1, err2); err != nil {
-		t.Fatal(err)
-	}
-	return gms, frontend, admin
+		Env: append([]string{"METADATA_SERVICE_AUTH_ENABLED=true", "CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT=100000"}, env...)})
+	return srv, bin, db.URL
 }
 
 // ---- Output, never with a token in it ----

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,6 +108,15 @@ func TestURLMode(t *testing.T) {
 		}
 	})
 
+	t.Run("an interrupted run says so, and lists no skipped step", func(t *testing.T) {
+		code, out, reports := interrupt(t, catalogspec, append(cleanEnv(), append(target(gms, frontend, admin),
+			"NO_COLOR=1", "CATALOGSPEC_PROPAGATION_TIMEOUT=5s", "CATALOGSPEC_DISABLE=ui")...))
+		if code != 2 {
+			t.Errorf("exit %d, want 2: an interrupted run is not judged", code)
+		}
+		checkInterrupted(t, out, reports)
+	})
+
 	// Each mistake: exit 2, one line naming what to fix, no scenario run.
 	mistakes := []struct {
 		name string
@@ -147,4 +157,101 @@ func TestURLMode(t *testing.T) {
 			t.Logf("exit 2: %s", errorLines)
 		})
 	}
+}
+
+// interrupt runs `catalogspec run` with env, sends it SIGINT once the
+// first line of its progress is out (a few seconds in, with most of the
+// suite still to run), and returns its exit code, its output and its
+// reports directory.
+func interrupt(t *testing.T, catalogspec string, env []string) (int, string, string) {
+	t.Helper()
+	reports := filepath.Join(t.TempDir(), "reports")
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, catalogspec, "run")
+	cmd.Env = append(env, "CATALOGSPEC_REPORTS_DIR="+reports)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(90 * time.Second); !strings.Contains(out.String(), " 70\n"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no line of progress after 90 s:\n%s", out.String())
+		}
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("running catalogspec: %v", err)
+	}
+	return code, out.String(), reports
+}
+
+// checkInterrupted checks what an interrupted run shows: its verdict line
+// and every report say it was interrupted, nothing reads as conformant,
+// and the console has no line of skipped steps.
+func checkInterrupted(t *testing.T, out, reports string) {
+	t.Helper()
+	var verdict string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "onformant") && strings.HasPrefix(line, "catalogspec: ") {
+			verdict = line
+		}
+		if strings.Contains(line, "--") {
+			t.Errorf("the console shows skipped steps: %q", line)
+		}
+	}
+	if !strings.Contains(out, "catalogspec: Interrupted by SIGINT: not judged") {
+		t.Errorf("no verdict says the run was interrupted:\n%s", catalogdtest.LastLines(out, 20))
+	}
+	if verdict != "" {
+		t.Errorf("the console says %q", verdict)
+	}
+	b, err := os.ReadFile(filepath.Join(reports, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Outcome, Verdict string
+		Counts           map[string]int
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Outcome != "interrupted" || !strings.HasPrefix(res.Verdict, "Interrupted by SIGINT") || res.Counts["not run"] == 0 {
+		t.Errorf("results.json: outcome %q, verdict %q, counts %v", res.Outcome, res.Verdict, res.Counts)
+	}
+	junitXML, _ := os.ReadFile(filepath.Join(reports, "junit.xml"))
+	if !strings.Contains(string(junitXML), `<error message="the run was interrupted by SIGINT`) {
+		t.Errorf("junit.xml has no error saying the run was interrupted")
+	}
+	page, _ := os.ReadFile(filepath.Join(reports, "report.html"))
+	if !strings.Contains(string(page), "<title>catalogspec report: interrupted</title>") || !strings.Contains(string(page), "Interrupted by SIGINT") {
+		t.Errorf("report.html does not say the run was interrupted")
+	}
+}
+
+// syncBuffer is a buffer a command writes to while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -46,11 +46,11 @@ var surfaceList = []struct {
 	{"the frontend's entity path", func(w *world, c caller) *answer { return w.readEntity(c, tierFrontend, runner.RootUser, false) }},
 	{"the ingestion endpoint", func(w *world, c caller) *answer {
 		w.dataset = w.newDataset()
-		return w.attemptIngestDescription(c, c.gms, w.dataset)
+		return w.probeIngestion(c, c.gms, w.dataset)
 	}},
 	{"the frontend's ingestion endpoint", func(w *world, c caller) *answer {
 		w.dataset = w.newDataset()
-		return w.attemptIngestDescription(c, c.frontend+"/api/gms", w.dataset)
+		return w.probeIngestion(c, c.frontend+"/api/gms", w.dataset)
 	}},
 }
 

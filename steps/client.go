@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/gavv/httpexpect/v2"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/parser"
 )
 
 // This file is the suite's HTTP client: httpexpect with a reporter that works
@@ -157,6 +159,13 @@ type request struct {
 	// noRedirect takes the answer to the request itself, not to where it
 	// redirects (whose Set-Cookie would be lost).
 	noRedirect bool
+	// mayWrite says what the request would write to a broken target (a
+	// mutation sent by GET, an ingestion with a bad token), which the step
+	// then looks for: a read-only audit sends it.
+	mayWrite string
+	// reads marks a request that only reads although it is not a GET nor
+	// a GraphQL query (an OpenAPI batch read).
+	reads bool
 }
 
 // answer is what came back, with what a later step needs to judge it.
@@ -181,8 +190,15 @@ type answer struct {
 // anything (a read).
 func nothingToCheck() error { return nil }
 
-// send makes one request as c and records the exchange.
+// send makes one request as c and records the exchange. A read-only
+// audit sends nothing that writes to a target that works (writes).
 func (w *world) send(c caller, r request) *answer {
+	if w.suite.ReadOnly {
+		if why := writes(r); why != "" && r.mayWrite == "" {
+			w.addFailure(fmt.Sprintf("a read-only audit does not send %s %s: %s (a defect of the step)", r.method, r.url, why))
+			return &answer{caller: c.name, header: http.Header{}}
+		}
+	}
 	req := w.http.Request(r.method, "").WithURL(r.url)
 	if u, err := url.Parse(r.url); err == nil {
 		// The request was made against the base URL: send the Host of the
@@ -318,4 +334,42 @@ func (a *answer) jsonBody(v any) error {
 		return fmt.Errorf("the answer to %s (status %d) is not the JSON expected: %v", a.what, a.status, err)
 	}
 	return nil
+}
+
+// writes says why a request could write to a target that works, "" when
+// it only reads: a GET or HEAD other than GraphQL; a GraphQL request,
+// whatever its method, whose document holds queries alone; a request
+// marked as a read. What a read-only audit sends besides says so
+// (request.mayWrite).
+func writes(r request) string {
+	u, err := url.Parse(r.url)
+	if err != nil {
+		return "its URL does not parse"
+	}
+	if strings.HasSuffix(u.Path, "/graphql") {
+		doc := u.Query().Get("query")
+		if len(r.body) > 0 {
+			var body struct {
+				Query string `json:"query"`
+			}
+			if err := json.Unmarshal(r.body, &body); err != nil {
+				return "its GraphQL body is not one the suite can read"
+			}
+			doc = body.Query
+		}
+		qd, gerr := parser.ParseQuery(&ast.Source{Input: doc})
+		if gerr != nil {
+			return "its GraphQL document does not parse"
+		}
+		for _, op := range qd.Operations {
+			if op.Operation != ast.Query {
+				return "it is a GraphQL " + string(op.Operation)
+			}
+		}
+		return ""
+	}
+	if r.method == http.MethodGet || r.method == http.MethodHead || r.reads {
+		return ""
+	}
+	return "it is a " + r.method + " outside GraphQL"
 }

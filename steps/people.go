@@ -71,6 +71,11 @@ func (w *world) admin() caller {
 		return a
 	}
 	t := w.suite.Target
+	if w.suite.ReadOnly {
+		// A step of a scenario that is not read-only: it fails rather
+		// than send anything.
+		w.addFailure("this step needs the administrator, whom a read-only audit does not have")
+	}
 	return caller{name: "the administrator", token: t.AdminToken, gms: t.GMS, frontend: t.Frontend}
 }
 
@@ -116,8 +121,17 @@ func (w *world) anonymous() caller {
 	return caller{name: "someone without a token", gms: t.GMS, frontend: t.Frontend}
 }
 
-// reader is who reads back what a scenario did: the administrator.
+// reader is who reads back what a scenario did: the administrator, or in
+// a read-only audit the operator's user (Ada), or no one when the audit
+// was given no token.
 func (w *world) reader() caller {
+	if w.suite.ReadOnly {
+		t := w.suite.Target
+		if t.UserToken == "" {
+			return w.anonymous()
+		}
+		return caller{name: "the operator's user", token: t.UserToken, gms: t.GMS, frontend: t.Frontend}
+	}
 	return w.admin()
 }
 

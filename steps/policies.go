@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/catalogspec/catalogspec/runner"
+	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
 // registerPoliciesSteps registers the steps of features/policies.feature.
@@ -44,7 +45,7 @@ func registerPoliciesSteps(s stepRegistrar) {
 
 // metadataPrivileges are granted by METADATA policies; all others by
 // PLATFORM policies.
-var metadataPrivileges = []string{"VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE", "EDIT_ENTITY", "DELETE_ENTITY"}
+var metadataPrivileges = []string{"VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE", "EDIT_ENTITY", "DELETE_ENTITY", "GET_TIMESERIES_ASPECT_PRIVILEGE"}
 
 // platformPrivileges are the platform privileges the contract names.
 var platformPrivileges = []string{"GENERATE_PERSONAL_ACCESS_TOKENS", "MANAGE_ACCESS_TOKENS", "MANAGE_POLICIES", "CREATE_TAGS", "MANAGE_TAGS"}
@@ -222,6 +223,22 @@ func (w *world) untilEffective(p *person, privilege string, resources *resourceF
 			return nil // the policy was given its own probe tag; see grantDeleteOn
 		}
 		return w.untilCanDeleteProbeTag(p, c, what)
+	case "UPDATE_USERS_AND_GROUPS":
+		// me says nothing of it: the probe writes the prober's own key, as
+		// it is, which only a holder of a privilege over users may.
+		return w.eventually(what, func() (bool, error) {
+			a := w.ingest(c, c.gms, "corpuser", p.urn, "corpUserKey", map[string]string{"username": p.username})
+			return a.status == http.StatusOK, w.fail("%s answered status %d", a.what, a.status)
+		})
+	case "GET_TIMESERIES_ASPECT_PRIVILEGE":
+		urn := probeURN(resources, "dataset")
+		if urn == "" {
+			urn = w.newDataset().urn
+		}
+		return w.eventually(what, func() (bool, error) {
+			a := w.readSeries(c, "metadata service", urn, "datasetProfile", sdkclient.Obj{}, 1)
+			return a.status == http.StatusOK, w.fail("%s answered status %d", a.what, a.status)
+		})
 	case "VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE":
 		urn := probeURN(resources, "")
 		if urn == "" {

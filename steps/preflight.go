@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,7 +27,7 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	c := t.HTTPClient(10 * time.Second)
-	p := preflighter{ctx: ctx, c: c, token: t.AdminToken}
+	p := preflighter{ctx: ctx, c: c, token: t.AdminToken, tokenVar: runner.EnvAdmin}
 
 	if err := p.healthy(runner.EnvGMS, t.GMS); err != nil {
 		return err
@@ -40,6 +41,10 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 				return err
 			}
 		}
+	}
+
+	if t.ReadOnly {
+		return preflightReadOnly(p, t, docs)
 	}
 
 	// The admin token, at the metadata service.
@@ -80,6 +85,15 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 	// must serve them (its @ui scenarios run and fail if it does not);
 	// another target's are looked for.
 	t.Pages = t.Reference || p.servesPages(t.Frontend)
+	// Ada, of the read-only scenarios: the operator's user, else the
+	// administrator.
+	user := me
+	if t.UserToken != t.AdminToken {
+		if user, err = p.as(t.UserToken, runner.EnvToken).me(runner.EnvGMS, t.GMS+"/api/graphql", docs.me); err != nil {
+			return err
+		}
+	}
+	t.User, t.UserPrivileges = user.CorpUser.Urn, user.privileges()
 	// The policies as they are before any scenario writes one: the
 	// starting policies' editable flags are judged on this listing
 	// (policy-08), since switching every user's policies off and on again
@@ -143,6 +157,55 @@ type preflighter struct {
 	ctx   context.Context
 	c     *http.Client
 	token string
+	// tokenVar is the variable the token came from, for messages.
+	tokenVar string
+}
+
+// as is p sending token, which came from the variable named.
+func (p preflighter) as(token, variable string) preflighter {
+	p.token, p.tokenVar = token, variable
+	return p
+}
+
+// preflightReadOnly checks the target of a read-only audit with at most
+// the operator's token and nothing that writes: each tier answers and is
+// the tier it claims to be, and the token, when there is one, is valid at
+// both; it notes whom the token stands for and what `me` says they may do.
+func preflightReadOnly(p preflighter, t *runner.Target, docs documents) error {
+	p = p.as(t.UserToken, runner.EnvToken)
+	// Each URL is the tier it claims to be: the metadata service serves
+	// /entities itself, the frontend under /api/gms. Without a token
+	// either refuses (or, with authentication off, answers); neither
+	// should say there is no such path.
+	for _, tier := range []struct{ name, url, hint string }{
+		{runner.EnvGMS, t.GMS + "/entities/" + percentEncode(runner.RootUser), "is it the frontend's URL? The metadata service (GMS) serves /entities; the frontend proxies it at /api/gms/entities"},
+		{runner.EnvFrontend, t.Frontend + "/api/gms/entities/" + percentEncode(runner.RootUser), "is it the metadata service's URL? Give the frontend's base URL, which proxies /api/gms/*"},
+	} {
+		resp, _, err := p.do(http.MethodGet, tier.url, nil, false)
+		if err != nil {
+			return fmt.Errorf("%s: GET %s: %v", tier.name, tier.url, plainError(err))
+		}
+		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed {
+			hint := tier.hint
+			if h := apiSuffixHint(strings.TrimSuffix(strings.TrimSuffix(tier.url, "/entities/"+percentEncode(runner.RootUser)), "/api/gms")); h != "" {
+				hint = h
+			}
+			return fmt.Errorf("%s: GET %s answered %d without a token, where a 401 was expected: %s", tier.name, tier.url, resp.StatusCode, hint)
+		}
+	}
+	t.Pages = p.servesPages(t.Frontend)
+	if t.UserToken == "" {
+		return nil
+	}
+	me, err := p.me(runner.EnvGMS, t.GMS+"/api/graphql", docs.me)
+	if err != nil {
+		return err
+	}
+	if _, err := p.me(runner.EnvFrontend, t.Frontend+"/api/graphql", docs.me); err != nil {
+		return err
+	}
+	t.User, t.UserPrivileges = me.CorpUser.Urn, me.privileges()
+	return nil
 }
 
 func (p preflighter) do(method, url string, body []byte, auth bool) (*http.Response, []byte, error) {
@@ -192,7 +255,7 @@ func (p preflighter) healthy(name, base string) error {
 	return nil
 }
 
-// meAnswer is what the me query says of the admin.
+// meAnswer is what the me query says of the token's user.
 type meAnswer struct {
 	CorpUser struct {
 		Urn string `json:"urn"`
@@ -201,6 +264,21 @@ type meAnswer struct {
 		ManageTokens   bool `json:"manageTokens"`
 		ManagePolicies bool `json:"managePolicies"`
 	} `json:"platformPrivileges"`
+	// All is every platform privilege me reports, by its field.
+	All map[string]bool `json:"-"`
+}
+
+// privileges are what me says the user may do, in the words the features
+// use ("manage policies"), in a stable order.
+func (m meAnswer) privileges() []string {
+	var out []string
+	for ability, field := range abilityFields {
+		if m.All[field] {
+			out = append(out, ability)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // me asks who the admin token stands for at endpoint.
@@ -214,8 +292,12 @@ func (p preflighter) me(name, endpoint, doc string) (meAnswer, error) {
 	switch resp.StatusCode {
 	case http.StatusOK:
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return me, fmt.Errorf("%s is refused (%d at %s): it is expired, revoked, malformed or from another deployment; mint a new personal access token for an administrator",
-			runner.EnvAdmin, resp.StatusCode, endpoint)
+		who := "an administrator"
+		if p.tokenVar != runner.EnvAdmin {
+			who = "a user"
+		}
+		return me, fmt.Errorf("%s is refused (%d at %s): it is expired, revoked, malformed or from another deployment; mint a new personal access token for %s",
+			p.tokenVar, resp.StatusCode, endpoint, who)
 	default:
 		return me, fmt.Errorf("%s: POST %s answered %d, expected 200 with a GraphQL answer; is %s the base URL, without /api?", name, endpoint, resp.StatusCode, name)
 	}
@@ -225,15 +307,25 @@ func (p preflighter) me(name, endpoint, doc string) (meAnswer, error) {
 		} `json:"data"`
 		Errors []graphQLError `json:"errors"`
 	}
+	var all struct {
+		Data struct {
+			Me *struct {
+				PlatformPrivileges map[string]bool `json:"platformPrivileges"`
+			} `json:"me"`
+		} `json:"data"`
+	}
 	if err := json.Unmarshal(b, &a); err != nil {
 		return me, fmt.Errorf("%s: POST %s answered 200 but not GraphQL JSON (%s); is %s the base URL?", name, endpoint, contentType(resp), name)
+	}
+	if json.Unmarshal(b, &all) == nil && all.Data.Me != nil && a.Data.Me != nil {
+		a.Data.Me.All = all.Data.Me.PlatformPrivileges
 	}
 	if a.Data.Me == nil || a.Data.Me.CorpUser.Urn == "" {
 		msg := "no me"
 		if len(a.Errors) > 0 {
 			msg = a.Errors[0].Message
 		}
-		return me, fmt.Errorf("%s: the me query at %s gave no user (%s): is %s an administrator's personal access token?", name, endpoint, msg, runner.EnvAdmin)
+		return me, fmt.Errorf("%s: the me query at %s gave no user (%s): is %s a personal access token?", name, endpoint, msg, p.tokenVar)
 	}
 	return *a.Data.Me, nil
 }

@@ -73,7 +73,9 @@ func noPolicyLetsEveryUser(ctx context.Context, what string) error {
 	case "generate personal access tokens":
 		return w.switchOffEveryUserPolicies(what, "GENERATE_PERSONAL_ACCESS_TOKENS")
 	case "read entities":
-		return w.switchOffEveryUserPolicies(what, "VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE")
+		// Reading an entity's timeseries aspects is reading it too: DataHub's
+		// "All Users - View Entity Page" gives every user all three.
+		return w.switchOffEveryUserPolicies(what, "VIEW_ENTITY_PAGE", "GET_ENTITY_PRIVILEGE", "GET_TIMESERIES_ASPECT_PRIVILEGE")
 	}
 	return w.fail("unknown kind of policy %q", what)
 }
@@ -152,7 +154,8 @@ func isGrantedOnDataset(ctx context.Context, name, privilege, which string) erro
 		return nil
 	}
 	// Left pending (pending.go): after what every user lost is waited for,
-	// a read shows the grant and not a starting policy.
+	// a read shows the grant and not a starting policy. The timeseries
+	// privilege reads no key: its probe reads the dataset's profiles.
 	what := fmt.Sprintf("the grant of %s to %s taking effect", privilege, name)
 	w.waitLater(what, func() error {
 		c, err := w.as(p)
@@ -160,6 +163,10 @@ func isGrantedOnDataset(ctx context.Context, name, privilege, which string) erro
 			return err
 		}
 		return w.eventually(what, func() (bool, error) {
+			if privilege == "GET_TIMESERIES_ASPECT_PRIVILEGE" {
+				a := w.readSeries(c, "metadata service", urn, "datasetProfile", sdkclient.Obj{}, 1)
+				return a.status == http.StatusOK, w.fail("%s answered status %d, expected 200", a.what, a.status)
+			}
 			a := w.sdkSend(c, http.MethodGet, c.gms+sdkclient.AspectPath(urn, "datasetKey", 0), nil)
 			return a.status == want, w.fail("reading the key of %s as %s answered status %d, expected %d", urn, name, a.status, want)
 		})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/catalogspec/catalogspec/runner"
+	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
 // Switches: what an @exclusive scenario changes for every user (a boot
@@ -249,6 +250,12 @@ func (w *world) untilWithdrawnFrom(p *person, privileges []string) error {
 		} else if priv == "VIEW_ENTITY_PAGE" || priv == "GET_ENTITY_PRIVILEGE" {
 			err = w.eventually(what, func() (bool, error) {
 				a := w.readEntity(c, tierGMS, runner.RootUser, false)
+				return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
+			})
+		} else if priv == "GET_TIMESERIES_ASPECT_PRIVILEGE" {
+			urn := w.newDataset().urn
+			err = w.eventually(what, func() (bool, error) {
+				a := w.readSeries(c, "metadata service", urn, "datasetProfile", sdkclient.Obj{}, 1)
 				return a.status == http.StatusForbidden, w.fail("%s answered status %d", a.what, a.status)
 			})
 		}

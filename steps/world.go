@@ -72,19 +72,27 @@ type world struct {
 	last   *answer            // the answer to the last attempt
 
 	// Each capability's own state, kept beside its steps.
-	policyState                // policies.go
-	tagState                   // tags.go
-	tokenState                 // tokens.go
-	datasetState               // ingestion.go
-	entityState                // entities.go
-	graphqlState               // graphql_http.go
-	hostileState               // hostile.go
-	uiState                    // ui.go
-	nativeState                // native_users.go
-	sdkState                   // sdk.go, restli.go, openapi.go
-	securityState              // security.go
-	paged         *pagedTokens // token_requests.go
-	shots         int          // screenshots taken of failing steps
+	policyState                   // policies.go
+	tagState                      // tags.go
+	tokenState                    // tokens.go
+	datasetState                  // ingestion.go
+	entityState                   // entities.go
+	graphqlState                  // graphql_http.go
+	hostileState                  // hostile.go
+	uiState                       // ui.go
+	nativeState                   // native_users.go
+	sdkState                      // sdk.go, restli.go, openapi.go
+	patchState                    // patching.go
+	deletionState                 // deletion.go
+	searchState                   // search.go
+	tokenFilterState              // token_filters.go
+	seriesState                   // timeseries.go
+	registryState                 // entity_registry.go
+	runState                      // ingestion_runs.go
+	securityState                 // security.go
+	auditState                    // read_only_audit.go
+	paged            *pagedTokens // token_requests.go
+	shots            int          // screenshots taken of failing steps
 
 	cleanups []cleanup
 }

@@ -299,7 +299,17 @@ func (s *Server) Stop() error {
 // in this server's database. catalogd prints the token alone on stdout; it
 // is never logged, nor shown in an error.
 func (s *Server) Token(ctx context.Context, actor, name, duration string) (string, error) {
-	cmd := exec.CommandContext(ctx, s.bin, "token", "create", "--actor", actor, "--name", name, "--duration", duration)
+	return s.mint(ctx, actor, "--name", name, "--duration", duration)
+}
+
+// ExpiredToken mints, as Token does, a token of actor that expired an hour
+// ago (token create --expired): one the service must refuse as expired.
+func (s *Server) ExpiredToken(ctx context.Context, actor, name string) (string, error) {
+	return s.mint(ctx, actor, "--name", name, "--expired")
+}
+
+func (s *Server) mint(ctx context.Context, actor string, flags ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, s.bin, append([]string{"token", "create", "--actor", actor}, flags...)...)
 	cmd.Env = s.env
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

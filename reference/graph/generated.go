@@ -68,6 +68,11 @@ type ComplexityRoot struct {
 		AuthConfig func(childComplexity int) int
 	}
 
+	Application struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
 	AuthConfig struct {
 		TokenAuthEnabled func(childComplexity int) int
 	}
@@ -75,6 +80,26 @@ type ComplexityRoot struct {
 	AuthenticatedUser struct {
 		CorpUser           func(childComplexity int) int
 		PlatformPrivileges func(childComplexity int) int
+	}
+
+	BusinessAttribute struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	Chart struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	Container struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	CorpGroup struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
 	}
 
 	CorpUser struct {
@@ -103,6 +128,56 @@ type ComplexityRoot struct {
 		Title       func(childComplexity int) int
 	}
 
+	Dashboard struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	DataFlow struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	DataJob struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	DataProduct struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	Dataset struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	Document struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	Domain struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	ExtraProperty struct {
+		Name  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
+	GlossaryNode struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	GlossaryTerm struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
 	InviteToken struct {
 		InviteToken func(childComplexity int) int
 	}
@@ -128,6 +203,36 @@ type ComplexityRoot struct {
 		Users func(childComplexity int) int
 	}
 
+	MLFeature struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	MLFeatureTable struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	MLModel struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	MLModelGroup struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	MLPrimaryKey struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	MatchedField struct {
+		Name  func(childComplexity int) int
+		Value func(childComplexity int) int
+	}
+
 	Mutation struct {
 		CreateAccessToken          func(childComplexity int, input model.CreateAccessTokenInput) int
 		CreateInviteToken          func(childComplexity int, input model.CreateInviteTokenInput) int
@@ -139,6 +244,11 @@ type ComplexityRoot struct {
 		RemoveUser                 func(childComplexity int, urn string) int
 		RevokeAccessToken          func(childComplexity int, tokenID string) int
 		UpdatePolicy               func(childComplexity int, urn string, input model.PolicyUpdateInput) int
+	}
+
+	Notebook struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
 	}
 
 	PlatformPrivileges struct {
@@ -172,6 +282,7 @@ type ComplexityRoot struct {
 		ListPolicies           func(childComplexity int, input model.ListPoliciesInput) int
 		ListUsers              func(childComplexity int, input model.ListUsersInput) int
 		Me                     func(childComplexity int) int
+		ScrollAcrossEntities   func(childComplexity int, input model.ScrollAcrossEntitiesInput) int
 		Tag                    func(childComplexity int, urn string) int
 	}
 
@@ -183,6 +294,29 @@ type ComplexityRoot struct {
 		AllResources func(childComplexity int) int
 		Resources    func(childComplexity int) int
 		Type         func(childComplexity int) int
+	}
+
+	Role struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	SchemaFieldEntity struct {
+		Type func(childComplexity int) int
+		Urn  func(childComplexity int) int
+	}
+
+	ScrollResults struct {
+		Count         func(childComplexity int) int
+		NextScrollID  func(childComplexity int) int
+		SearchResults func(childComplexity int) int
+		Total         func(childComplexity int) int
+	}
+
+	SearchResult struct {
+		Entity          func(childComplexity int) int
+		ExtraProperties func(childComplexity int) int
+		MatchedFields   func(childComplexity int) int
 	}
 
 	Tag struct {
@@ -229,6 +363,7 @@ type QueryResolver interface {
 	CorpUser(ctx context.Context, urn string) (*model.CorpUser, error)
 	ListUsers(ctx context.Context, input model.ListUsersInput) (*model.ListUsersResult, error)
 	GetInviteToken(ctx context.Context, input model.GetInviteTokenInput) (*model.InviteToken, error)
+	ScrollAcrossEntities(ctx context.Context, input model.ScrollAcrossEntitiesInput) (*model.ScrollResults, error)
 }
 
 // endregion ************************** generated!.gotpl **************************
@@ -361,6 +496,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.AppConfig.AuthConfig(childComplexity), true
 
+	case "Application.type":
+		if e.ComplexityRoot.Application.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Type(childComplexity), true
+	case "Application.urn":
+		if e.ComplexityRoot.Application.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Application.Urn(childComplexity), true
+
 	case "AuthConfig.tokenAuthEnabled":
 		if e.ComplexityRoot.AuthConfig.TokenAuthEnabled == nil {
 			break
@@ -380,6 +528,58 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.AuthenticatedUser.PlatformPrivileges(childComplexity), true
+
+	case "BusinessAttribute.type":
+		if e.ComplexityRoot.BusinessAttribute.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusinessAttribute.Type(childComplexity), true
+	case "BusinessAttribute.urn":
+		if e.ComplexityRoot.BusinessAttribute.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.BusinessAttribute.Urn(childComplexity), true
+
+	case "Chart.type":
+		if e.ComplexityRoot.Chart.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chart.Type(childComplexity), true
+	case "Chart.urn":
+		if e.ComplexityRoot.Chart.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Chart.Urn(childComplexity), true
+
+	case "Container.type":
+		if e.ComplexityRoot.Container.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Container.Type(childComplexity), true
+	case "Container.urn":
+		if e.ComplexityRoot.Container.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Container.Urn(childComplexity), true
+
+	case "CorpGroup.type":
+		if e.ComplexityRoot.CorpGroup.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpGroup.Type(childComplexity), true
+	case "CorpGroup.urn":
+		if e.ComplexityRoot.CorpGroup.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CorpGroup.Urn(childComplexity), true
 
 	case "CorpUser.info":
 		if e.ComplexityRoot.CorpUser.Info == nil {
@@ -486,6 +686,136 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.CorpUserProperties.Title(childComplexity), true
 
+	case "Dashboard.type":
+		if e.ComplexityRoot.Dashboard.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dashboard.Type(childComplexity), true
+	case "Dashboard.urn":
+		if e.ComplexityRoot.Dashboard.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dashboard.Urn(childComplexity), true
+
+	case "DataFlow.type":
+		if e.ComplexityRoot.DataFlow.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DataFlow.Type(childComplexity), true
+	case "DataFlow.urn":
+		if e.ComplexityRoot.DataFlow.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DataFlow.Urn(childComplexity), true
+
+	case "DataJob.type":
+		if e.ComplexityRoot.DataJob.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DataJob.Type(childComplexity), true
+	case "DataJob.urn":
+		if e.ComplexityRoot.DataJob.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DataJob.Urn(childComplexity), true
+
+	case "DataProduct.type":
+		if e.ComplexityRoot.DataProduct.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DataProduct.Type(childComplexity), true
+	case "DataProduct.urn":
+		if e.ComplexityRoot.DataProduct.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DataProduct.Urn(childComplexity), true
+
+	case "Dataset.type":
+		if e.ComplexityRoot.Dataset.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dataset.Type(childComplexity), true
+	case "Dataset.urn":
+		if e.ComplexityRoot.Dataset.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Dataset.Urn(childComplexity), true
+
+	case "Document.type":
+		if e.ComplexityRoot.Document.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.Type(childComplexity), true
+	case "Document.urn":
+		if e.ComplexityRoot.Document.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Document.Urn(childComplexity), true
+
+	case "Domain.type":
+		if e.ComplexityRoot.Domain.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Type(childComplexity), true
+	case "Domain.urn":
+		if e.ComplexityRoot.Domain.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Domain.Urn(childComplexity), true
+
+	case "ExtraProperty.name":
+		if e.ComplexityRoot.ExtraProperty.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExtraProperty.Name(childComplexity), true
+	case "ExtraProperty.value":
+		if e.ComplexityRoot.ExtraProperty.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ExtraProperty.Value(childComplexity), true
+
+	case "GlossaryNode.type":
+		if e.ComplexityRoot.GlossaryNode.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GlossaryNode.Type(childComplexity), true
+	case "GlossaryNode.urn":
+		if e.ComplexityRoot.GlossaryNode.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GlossaryNode.Urn(childComplexity), true
+
+	case "GlossaryTerm.type":
+		if e.ComplexityRoot.GlossaryTerm.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GlossaryTerm.Type(childComplexity), true
+	case "GlossaryTerm.urn":
+		if e.ComplexityRoot.GlossaryTerm.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.GlossaryTerm.Urn(childComplexity), true
+
 	case "InviteToken.inviteToken":
 		if e.ComplexityRoot.InviteToken.InviteToken == nil {
 			break
@@ -567,6 +897,84 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ListUsersResult.Users(childComplexity), true
+
+	case "MLFeature.type":
+		if e.ComplexityRoot.MLFeature.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLFeature.Type(childComplexity), true
+	case "MLFeature.urn":
+		if e.ComplexityRoot.MLFeature.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLFeature.Urn(childComplexity), true
+
+	case "MLFeatureTable.type":
+		if e.ComplexityRoot.MLFeatureTable.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLFeatureTable.Type(childComplexity), true
+	case "MLFeatureTable.urn":
+		if e.ComplexityRoot.MLFeatureTable.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLFeatureTable.Urn(childComplexity), true
+
+	case "MLModel.type":
+		if e.ComplexityRoot.MLModel.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLModel.Type(childComplexity), true
+	case "MLModel.urn":
+		if e.ComplexityRoot.MLModel.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLModel.Urn(childComplexity), true
+
+	case "MLModelGroup.type":
+		if e.ComplexityRoot.MLModelGroup.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLModelGroup.Type(childComplexity), true
+	case "MLModelGroup.urn":
+		if e.ComplexityRoot.MLModelGroup.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLModelGroup.Urn(childComplexity), true
+
+	case "MLPrimaryKey.type":
+		if e.ComplexityRoot.MLPrimaryKey.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLPrimaryKey.Type(childComplexity), true
+	case "MLPrimaryKey.urn":
+		if e.ComplexityRoot.MLPrimaryKey.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MLPrimaryKey.Urn(childComplexity), true
+
+	case "MatchedField.name":
+		if e.ComplexityRoot.MatchedField.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MatchedField.Name(childComplexity), true
+	case "MatchedField.value":
+		if e.ComplexityRoot.MatchedField.Value == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MatchedField.Value(childComplexity), true
 
 	case "Mutation.createAccessToken":
 		if e.ComplexityRoot.Mutation.CreateAccessToken == nil {
@@ -678,6 +1086,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdatePolicy(childComplexity, args["urn"].(string), args["input"].(model.PolicyUpdateInput)), true
+
+	case "Notebook.type":
+		if e.ComplexityRoot.Notebook.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Type(childComplexity), true
+	case "Notebook.urn":
+		if e.ComplexityRoot.Notebook.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notebook.Urn(childComplexity), true
 
 	case "PlatformPrivileges.createTags":
 		if e.ComplexityRoot.PlatformPrivileges.CreateTags == nil {
@@ -856,6 +1277,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Me(childComplexity), true
+	case "Query.scrollAcrossEntities":
+		if e.ComplexityRoot.Query.ScrollAcrossEntities == nil {
+			break
+		}
+
+		args, err := ec.field_Query_scrollAcrossEntities_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ScrollAcrossEntities(childComplexity, args["input"].(model.ScrollAcrossEntitiesInput)), true
 	case "Query.tag":
 		if e.ComplexityRoot.Query.Tag == nil {
 			break
@@ -893,6 +1325,76 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ResourceFilter.Type(childComplexity), true
+
+	case "Role.type":
+		if e.ComplexityRoot.Role.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Type(childComplexity), true
+	case "Role.urn":
+		if e.ComplexityRoot.Role.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Role.Urn(childComplexity), true
+
+	case "SchemaFieldEntity.type":
+		if e.ComplexityRoot.SchemaFieldEntity.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SchemaFieldEntity.Type(childComplexity), true
+	case "SchemaFieldEntity.urn":
+		if e.ComplexityRoot.SchemaFieldEntity.Urn == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SchemaFieldEntity.Urn(childComplexity), true
+
+	case "ScrollResults.count":
+		if e.ComplexityRoot.ScrollResults.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScrollResults.Count(childComplexity), true
+	case "ScrollResults.nextScrollId":
+		if e.ComplexityRoot.ScrollResults.NextScrollID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScrollResults.NextScrollID(childComplexity), true
+	case "ScrollResults.searchResults":
+		if e.ComplexityRoot.ScrollResults.SearchResults == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScrollResults.SearchResults(childComplexity), true
+	case "ScrollResults.total":
+		if e.ComplexityRoot.ScrollResults.Total == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ScrollResults.Total(childComplexity), true
+
+	case "SearchResult.entity":
+		if e.ComplexityRoot.SearchResult.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.Entity(childComplexity), true
+	case "SearchResult.extraProperties":
+		if e.ComplexityRoot.SearchResult.ExtraProperties == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.ExtraProperties(childComplexity), true
+	case "SearchResult.matchedFields":
+		if e.ComplexityRoot.SearchResult.MatchedFields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SearchResult.MatchedFields(childComplexity), true
 
 	case "Tag.description":
 		if e.ComplexityRoot.Tag.Description == nil {
@@ -953,6 +1455,7 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalMap := graphql.BuildUnmarshalerMap(
 		ec.unmarshalInputActorFilterInput,
+		ec.unmarshalInputAndFilterInput,
 		ec.unmarshalInputCreateAccessTokenInput,
 		ec.unmarshalInputCreateInviteTokenInput,
 		ec.unmarshalInputCreateNativeUserResetTokenInput,
@@ -964,6 +1467,8 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 		ec.unmarshalInputListUsersInput,
 		ec.unmarshalInputPolicyUpdateInput,
 		ec.unmarshalInputResourceFilterInput,
+		ec.unmarshalInputScrollAcrossEntitiesInput,
+		ec.unmarshalInputSearchFlags,
 	)
 	first := true
 
@@ -1188,6 +1693,16 @@ func (ec *executionContext) childFields_CorpUserProperties(ctx context.Context, 
 	return nil, fmt.Errorf("no field named %q was found under type CorpUserProperties", field.Name)
 }
 
+func (ec *executionContext) childFields_ExtraProperty(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_ExtraProperty_name(ctx, field)
+	case "value":
+		return ec.fieldContext_ExtraProperty_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ExtraProperty", field.Name)
+}
+
 func (ec *executionContext) childFields_InviteToken(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "inviteToken":
@@ -1236,6 +1751,16 @@ func (ec *executionContext) childFields_ListUsersResult(ctx context.Context, fie
 		return ec.fieldContext_ListUsersResult_users(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ListUsersResult", field.Name)
+}
+
+func (ec *executionContext) childFields_MatchedField(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_MatchedField_name(ctx, field)
+	case "value":
+		return ec.fieldContext_MatchedField_value(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MatchedField", field.Name)
 }
 
 func (ec *executionContext) childFields_PlatformPrivileges(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1300,6 +1825,32 @@ func (ec *executionContext) childFields_ResourceFilter(ctx context.Context, fiel
 		return ec.fieldContext_ResourceFilter_allResources(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ResourceFilter", field.Name)
+}
+
+func (ec *executionContext) childFields_ScrollResults(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nextScrollId":
+		return ec.fieldContext_ScrollResults_nextScrollId(ctx, field)
+	case "count":
+		return ec.fieldContext_ScrollResults_count(ctx, field)
+	case "total":
+		return ec.fieldContext_ScrollResults_total(ctx, field)
+	case "searchResults":
+		return ec.fieldContext_ScrollResults_searchResults(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ScrollResults", field.Name)
+}
+
+func (ec *executionContext) childFields_SearchResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entity":
+		return ec.fieldContext_SearchResult_entity(ctx, field)
+	case "matchedFields":
+		return ec.fieldContext_SearchResult_matchedFields(ctx, field)
+	case "extraProperties":
+		return ec.fieldContext_SearchResult_extraProperties(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SearchResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Tag(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -1684,6 +2235,20 @@ func (ec *executionContext) field_Query_listUsers_args(ctx context.Context, rawA
 	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
 		func(ctx context.Context, v any) (model.ListUsersInput, error) {
 			return ec.unmarshalNListUsersInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐListUsersInput(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_scrollAcrossEntities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (model.ScrollAcrossEntitiesInput, error) {
+			return ec.unmarshalNScrollAcrossEntitiesInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐScrollAcrossEntitiesInput(ctx, v)
 		})
 	if err != nil {
 		return nil, err
@@ -2198,6 +2763,52 @@ func (ec *executionContext) fieldContext_AppConfig_authConfig(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Application_urn(ctx context.Context, field graphql.CollectedField, obj *model.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Application_type(ctx context.Context, field graphql.CollectedField, obj *model.Application) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Application_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Application_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Application", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
 func (ec *executionContext) _AuthConfig_tokenAuthEnabled(ctx context.Context, field graphql.CollectedField, obj *model.AuthConfig) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -2283,6 +2894,190 @@ func (ec *executionContext) fieldContext_AuthenticatedUser_platformPrivileges(_ 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _BusinessAttribute_urn(ctx context.Context, field graphql.CollectedField, obj *model.BusinessAttribute) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusinessAttribute_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusinessAttribute_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusinessAttribute", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _BusinessAttribute_type(ctx context.Context, field graphql.CollectedField, obj *model.BusinessAttribute) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_BusinessAttribute_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_BusinessAttribute_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("BusinessAttribute", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _Chart_urn(ctx context.Context, field graphql.CollectedField, obj *model.Chart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chart_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chart_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Chart", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Chart_type(ctx context.Context, field graphql.CollectedField, obj *model.Chart) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Chart_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Chart_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Chart", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _Container_urn(ctx context.Context, field graphql.CollectedField, obj *model.Container) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Container_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Container_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Container", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Container_type(ctx context.Context, field graphql.CollectedField, obj *model.Container) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Container_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Container_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Container", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _CorpGroup_urn(ctx context.Context, field graphql.CollectedField, obj *model.CorpGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpGroup_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CorpGroup_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _CorpGroup_type(ctx context.Context, field graphql.CollectedField, obj *model.CorpGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CorpGroup_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CorpGroup_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CorpGroup", field, false, false, errors.New("field of type EntityType does not have child fields"))
 }
 
 func (ec *executionContext) _CorpUser_urn(ctx context.Context, field graphql.CollectedField, obj *model.CorpUser) (ret graphql.Marshaler) {
@@ -2703,6 +3498,466 @@ func (ec *executionContext) fieldContext_CorpUserProperties_fullName(_ context.C
 	return graphql.NewScalarFieldContext("CorpUserProperties", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
+func (ec *executionContext) _Dashboard_urn(ctx context.Context, field graphql.CollectedField, obj *model.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Dashboard_type(ctx context.Context, field graphql.CollectedField, obj *model.Dashboard) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dashboard_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dashboard_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dashboard", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _DataFlow_urn(ctx context.Context, field graphql.CollectedField, obj *model.DataFlow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DataFlow_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DataFlow_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DataFlow", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DataFlow_type(ctx context.Context, field graphql.CollectedField, obj *model.DataFlow) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DataFlow_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DataFlow_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DataFlow", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _DataJob_urn(ctx context.Context, field graphql.CollectedField, obj *model.DataJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DataJob_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DataJob_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DataJob", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DataJob_type(ctx context.Context, field graphql.CollectedField, obj *model.DataJob) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DataJob_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DataJob_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DataJob", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _DataProduct_urn(ctx context.Context, field graphql.CollectedField, obj *model.DataProduct) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DataProduct_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DataProduct_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DataProduct", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _DataProduct_type(ctx context.Context, field graphql.CollectedField, obj *model.DataProduct) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DataProduct_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DataProduct_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DataProduct", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _Dataset_urn(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dataset_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dataset", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Dataset_type(ctx context.Context, field graphql.CollectedField, obj *model.Dataset) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Dataset_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Dataset_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Dataset", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _Document_urn(ctx context.Context, field graphql.CollectedField, obj *model.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Document_type(ctx context.Context, field graphql.CollectedField, obj *model.Document) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Document_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Document_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Document", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _Domain_urn(ctx context.Context, field graphql.CollectedField, obj *model.Domain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Domain", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Domain_type(ctx context.Context, field graphql.CollectedField, obj *model.Domain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Domain_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Domain_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Domain", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _ExtraProperty_name(ctx context.Context, field graphql.CollectedField, obj *model.ExtraProperty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExtraProperty_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExtraProperty_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExtraProperty", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ExtraProperty_value(ctx context.Context, field graphql.CollectedField, obj *model.ExtraProperty) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ExtraProperty_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ExtraProperty_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ExtraProperty", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GlossaryNode_urn(ctx context.Context, field graphql.CollectedField, obj *model.GlossaryNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GlossaryNode_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GlossaryNode_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GlossaryNode", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GlossaryNode_type(ctx context.Context, field graphql.CollectedField, obj *model.GlossaryNode) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GlossaryNode_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GlossaryNode_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GlossaryNode", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _GlossaryTerm_urn(ctx context.Context, field graphql.CollectedField, obj *model.GlossaryTerm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GlossaryTerm_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GlossaryTerm_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GlossaryTerm", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _GlossaryTerm_type(ctx context.Context, field graphql.CollectedField, obj *model.GlossaryTerm) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_GlossaryTerm_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_GlossaryTerm_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("GlossaryTerm", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
 func (ec *executionContext) _InviteToken_inviteToken(ctx context.Context, field graphql.CollectedField, obj *model.InviteToken) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -3027,6 +4282,282 @@ func (ec *executionContext) fieldContext_ListUsersResult_users(_ context.Context
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _MLFeature_urn(ctx context.Context, field graphql.CollectedField, obj *model.MLFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLFeature_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLFeature_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLFeature", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MLFeature_type(ctx context.Context, field graphql.CollectedField, obj *model.MLFeature) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLFeature_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLFeature_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLFeature", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _MLFeatureTable_urn(ctx context.Context, field graphql.CollectedField, obj *model.MLFeatureTable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLFeatureTable_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLFeatureTable_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLFeatureTable", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MLFeatureTable_type(ctx context.Context, field graphql.CollectedField, obj *model.MLFeatureTable) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLFeatureTable_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLFeatureTable_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLFeatureTable", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _MLModel_urn(ctx context.Context, field graphql.CollectedField, obj *model.MLModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLModel_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLModel_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLModel", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MLModel_type(ctx context.Context, field graphql.CollectedField, obj *model.MLModel) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLModel_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLModel_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLModel", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _MLModelGroup_urn(ctx context.Context, field graphql.CollectedField, obj *model.MLModelGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLModelGroup_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLModelGroup_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLModelGroup", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MLModelGroup_type(ctx context.Context, field graphql.CollectedField, obj *model.MLModelGroup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLModelGroup_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLModelGroup_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLModelGroup", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _MLPrimaryKey_urn(ctx context.Context, field graphql.CollectedField, obj *model.MLPrimaryKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLPrimaryKey_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLPrimaryKey_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLPrimaryKey", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MLPrimaryKey_type(ctx context.Context, field graphql.CollectedField, obj *model.MLPrimaryKey) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MLPrimaryKey_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MLPrimaryKey_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MLPrimaryKey", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _MatchedField_name(ctx context.Context, field graphql.CollectedField, obj *model.MatchedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MatchedField_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MatchedField_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MatchedField", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _MatchedField_value(ctx context.Context, field graphql.CollectedField, obj *model.MatchedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MatchedField_value(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Value, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MatchedField_value(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MatchedField", field, false, false, errors.New("field of type String does not have child fields"))
 }
 
 func (ec *executionContext) _Mutation_createAccessToken(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
@@ -3467,6 +4998,52 @@ func (ec *executionContext) fieldContext_Mutation_createInviteToken(ctx context.
 		return fc, err
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _Notebook_urn(ctx context.Context, field graphql.CollectedField, obj *model.Notebook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notebook_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notebook_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notebook", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Notebook_type(ctx context.Context, field graphql.CollectedField, obj *model.Notebook) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notebook_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notebook_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notebook", field, false, false, errors.New("field of type EntityType does not have child fields"))
 }
 
 func (ec *executionContext) _PlatformPrivileges_generatePersonalAccessTokens(ctx context.Context, field graphql.CollectedField, obj *model.PlatformPrivileges) (ret graphql.Marshaler) {
@@ -4227,6 +5804,50 @@ func (ec *executionContext) fieldContext_Query_getInviteToken(ctx context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_scrollAcrossEntities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_scrollAcrossEntities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ScrollAcrossEntities(ctx, fc.Args["input"].(model.ScrollAcrossEntitiesInput))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ScrollResults) graphql.Marshaler {
+			return ec.marshalOScrollResults2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐScrollResults(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_scrollAcrossEntities(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ScrollResults(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_scrollAcrossEntities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query___type(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -4393,6 +6014,295 @@ func (ec *executionContext) _ResourceFilter_allResources(ctx context.Context, fi
 }
 func (ec *executionContext) fieldContext_ResourceFilter_allResources(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ResourceFilter", field, false, false, errors.New("field of type Boolean does not have child fields"))
+}
+
+func (ec *executionContext) _Role_urn(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Role_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Role", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _Role_type(ctx context.Context, field graphql.CollectedField, obj *model.Role) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Role_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Role_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Role", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _SchemaFieldEntity_urn(ctx context.Context, field graphql.CollectedField, obj *model.SchemaFieldEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SchemaFieldEntity_urn(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Urn, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SchemaFieldEntity_urn(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SchemaFieldEntity", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _SchemaFieldEntity_type(ctx context.Context, field graphql.CollectedField, obj *model.SchemaFieldEntity) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SchemaFieldEntity_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.EntityType) graphql.Marshaler {
+			return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SchemaFieldEntity_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SchemaFieldEntity", field, false, false, errors.New("field of type EntityType does not have child fields"))
+}
+
+func (ec *executionContext) _ScrollResults_nextScrollId(ctx context.Context, field graphql.CollectedField, obj *model.ScrollResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScrollResults_nextScrollId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextScrollID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ScrollResults_nextScrollId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScrollResults", field, false, false, errors.New("field of type String does not have child fields"))
+}
+
+func (ec *executionContext) _ScrollResults_count(ctx context.Context, field graphql.CollectedField, obj *model.ScrollResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScrollResults_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScrollResults_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScrollResults", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ScrollResults_total(ctx context.Context, field graphql.CollectedField, obj *model.ScrollResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScrollResults_total(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Total, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScrollResults_total(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ScrollResults", field, false, false, errors.New("field of type Int does not have child fields"))
+}
+
+func (ec *executionContext) _ScrollResults_searchResults(ctx context.Context, field graphql.CollectedField, obj *model.ScrollResults) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ScrollResults_searchResults(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.SearchResults, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.SearchResult) graphql.Marshaler {
+			return ec.marshalNSearchResult2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐSearchResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ScrollResults_searchResults(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ScrollResults",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SearchResult(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchResult_entity(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v model.Entity) graphql.Marshaler {
+			return ec.marshalNEntity2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchResult_matchedFields(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_matchedFields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MatchedFields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MatchedField) graphql.Marshaler {
+			return ec.marshalNMatchedField2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐMatchedFieldᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_matchedFields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MatchedField(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SearchResult_extraProperties(ctx context.Context, field graphql.CollectedField, obj *model.SearchResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SearchResult_extraProperties(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExtraProperties, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ExtraProperty) graphql.Marshaler {
+			return ec.marshalOExtraProperty2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐExtraPropertyᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SearchResult_extraProperties(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SearchResult",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ExtraProperty(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _Tag_urn(ctx context.Context, field graphql.CollectedField, obj *model.Tag) (ret graphql.Marshaler) {
@@ -5705,6 +7615,36 @@ func (ec *executionContext) unmarshalInputActorFilterInput(ctx context.Context, 
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputAndFilterInput(ctx context.Context, obj any) (model.AndFilterInput, error) {
+	var it model.AndFilterInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"and"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "and":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("and"))
+			data, err := ec.unmarshalOFacetFilterInput2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐFacetFilterInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.And = data
+		}
+	}
+	return it, nil
+}
+
 func (ec *executionContext) unmarshalInputCreateAccessTokenInput(ctx context.Context, obj any) (model.CreateAccessTokenInput, error) {
 	var it model.CreateAccessTokenInput
 	if obj == nil {
@@ -6203,9 +8143,369 @@ func (ec *executionContext) unmarshalInputResourceFilterInput(ctx context.Contex
 	return it, nil
 }
 
+func (ec *executionContext) unmarshalInputScrollAcrossEntitiesInput(ctx context.Context, obj any) (model.ScrollAcrossEntitiesInput, error) {
+	var it model.ScrollAcrossEntitiesInput
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"types", "query", "scrollId", "keepAlive", "count", "orFilters", "viewUrn", "searchFlags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOEntityType2ᚕgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityTypeᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "query":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("query"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Query = data
+		case "scrollId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scrollId"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScrollID = data
+		case "keepAlive":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("keepAlive"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.KeepAlive = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "orFilters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("orFilters"))
+			data, err := ec.unmarshalOAndFilterInput2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐAndFilterInputᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OrFilters = data
+		case "viewUrn":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("viewUrn"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ViewUrn = data
+		case "searchFlags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("searchFlags"))
+			data, err := ec.unmarshalOSearchFlags2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐSearchFlags(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SearchFlags = data
+		}
+	}
+	return it, nil
+}
+
+func (ec *executionContext) unmarshalInputSearchFlags(ctx context.Context, obj any) (model.SearchFlags, error) {
+	var it model.SearchFlags
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"skipCache", "maxAggValues", "fulltext", "skipHighlighting", "skipAggregates", "getSuggestions", "includeSoftDeleted", "includeRestricted", "customHighlightingFields", "includeStructuredPropertyFacets", "filterNonLatestVersions"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "skipCache":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skipCache"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SkipCache = data
+		case "maxAggValues":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxAggValues"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxAggValues = data
+		case "fulltext":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fulltext"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fulltext = data
+		case "skipHighlighting":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skipHighlighting"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SkipHighlighting = data
+		case "skipAggregates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("skipAggregates"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SkipAggregates = data
+		case "getSuggestions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("getSuggestions"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.GetSuggestions = data
+		case "includeSoftDeleted":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeSoftDeleted"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeSoftDeleted = data
+		case "includeRestricted":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeRestricted"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeRestricted = data
+		case "customHighlightingFields":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("customHighlightingFields"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CustomHighlightingFields = data
+		case "includeStructuredPropertyFacets":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("includeStructuredPropertyFacets"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IncludeStructuredPropertyFacets = data
+		case "filterNonLatestVersions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("filterNonLatestVersions"))
+			data, err := ec.unmarshalOBoolean2ᚖbool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FilterNonLatestVersions = data
+		}
+	}
+	return it, nil
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
+
+func (ec *executionContext) _Entity(ctx context.Context, sel ast.SelectionSet, obj model.Entity) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case model.Tag:
+		return ec._Tag(ctx, sel, &obj)
+	case *model.Tag:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Tag(ctx, sel, obj)
+	case model.SchemaFieldEntity:
+		return ec._SchemaFieldEntity(ctx, sel, &obj)
+	case *model.SchemaFieldEntity:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._SchemaFieldEntity(ctx, sel, obj)
+	case model.Role:
+		return ec._Role(ctx, sel, &obj)
+	case *model.Role:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Role(ctx, sel, obj)
+	case model.Notebook:
+		return ec._Notebook(ctx, sel, &obj)
+	case *model.Notebook:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Notebook(ctx, sel, obj)
+	case model.MLPrimaryKey:
+		return ec._MLPrimaryKey(ctx, sel, &obj)
+	case *model.MLPrimaryKey:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MLPrimaryKey(ctx, sel, obj)
+	case model.MLModelGroup:
+		return ec._MLModelGroup(ctx, sel, &obj)
+	case *model.MLModelGroup:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MLModelGroup(ctx, sel, obj)
+	case model.MLModel:
+		return ec._MLModel(ctx, sel, &obj)
+	case *model.MLModel:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MLModel(ctx, sel, obj)
+	case model.MLFeatureTable:
+		return ec._MLFeatureTable(ctx, sel, &obj)
+	case *model.MLFeatureTable:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MLFeatureTable(ctx, sel, obj)
+	case model.MLFeature:
+		return ec._MLFeature(ctx, sel, &obj)
+	case *model.MLFeature:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._MLFeature(ctx, sel, obj)
+	case model.GlossaryTerm:
+		return ec._GlossaryTerm(ctx, sel, &obj)
+	case *model.GlossaryTerm:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._GlossaryTerm(ctx, sel, obj)
+	case model.GlossaryNode:
+		return ec._GlossaryNode(ctx, sel, &obj)
+	case *model.GlossaryNode:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._GlossaryNode(ctx, sel, obj)
+	case model.Domain:
+		return ec._Domain(ctx, sel, &obj)
+	case *model.Domain:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Domain(ctx, sel, obj)
+	case model.Document:
+		return ec._Document(ctx, sel, &obj)
+	case *model.Document:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Document(ctx, sel, obj)
+	case model.Dataset:
+		return ec._Dataset(ctx, sel, &obj)
+	case *model.Dataset:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Dataset(ctx, sel, obj)
+	case model.DataProduct:
+		return ec._DataProduct(ctx, sel, &obj)
+	case *model.DataProduct:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DataProduct(ctx, sel, obj)
+	case model.DataJob:
+		return ec._DataJob(ctx, sel, &obj)
+	case *model.DataJob:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DataJob(ctx, sel, obj)
+	case model.DataFlow:
+		return ec._DataFlow(ctx, sel, &obj)
+	case *model.DataFlow:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._DataFlow(ctx, sel, obj)
+	case model.Dashboard:
+		return ec._Dashboard(ctx, sel, &obj)
+	case *model.Dashboard:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Dashboard(ctx, sel, obj)
+	case model.CorpUser:
+		return ec._CorpUser(ctx, sel, &obj)
+	case *model.CorpUser:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CorpUser(ctx, sel, obj)
+	case model.CorpGroup:
+		return ec._CorpGroup(ctx, sel, &obj)
+	case *model.CorpGroup:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CorpGroup(ctx, sel, obj)
+	case model.Container:
+		return ec._Container(ctx, sel, &obj)
+	case *model.Container:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Container(ctx, sel, obj)
+	case model.Chart:
+		return ec._Chart(ctx, sel, &obj)
+	case *model.Chart:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Chart(ctx, sel, obj)
+	case model.BusinessAttribute:
+		return ec._BusinessAttribute(ctx, sel, &obj)
+	case *model.BusinessAttribute:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._BusinessAttribute(ctx, sel, obj)
+	case model.Application:
+		return ec._Application(ctx, sel, &obj)
+	case *model.Application:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Application(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Entity must implement graphql.Marshaler", obj))
+		}
+	}
+}
 
 // endregion ************************** interface.gotpl ***************************
 
@@ -6433,6 +8733,49 @@ func (ec *executionContext) _AppConfig(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var applicationImplementors = []string{"Application", "Entity"}
+
+func (ec *executionContext) _Application(ctx context.Context, sel ast.SelectionSet, obj *model.Application) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, applicationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Application")
+		case "urn":
+			out.Values[i] = ec._Application_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Application_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var authConfigImplementors = []string{"AuthConfig"}
 
 func (ec *executionContext) _AuthConfig(ctx context.Context, sel ast.SelectionSet, obj *model.AuthConfig) graphql.Marshaler {
@@ -6514,7 +8857,179 @@ func (ec *executionContext) _AuthenticatedUser(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var corpUserImplementors = []string{"CorpUser"}
+var businessAttributeImplementors = []string{"BusinessAttribute", "Entity"}
+
+func (ec *executionContext) _BusinessAttribute(ctx context.Context, sel ast.SelectionSet, obj *model.BusinessAttribute) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, businessAttributeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("BusinessAttribute")
+		case "urn":
+			out.Values[i] = ec._BusinessAttribute_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._BusinessAttribute_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var chartImplementors = []string{"Chart", "Entity"}
+
+func (ec *executionContext) _Chart(ctx context.Context, sel ast.SelectionSet, obj *model.Chart) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, chartImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Chart")
+		case "urn":
+			out.Values[i] = ec._Chart_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Chart_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var containerImplementors = []string{"Container", "Entity"}
+
+func (ec *executionContext) _Container(ctx context.Context, sel ast.SelectionSet, obj *model.Container) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, containerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Container")
+		case "urn":
+			out.Values[i] = ec._Container_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Container_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var corpGroupImplementors = []string{"CorpGroup", "Entity"}
+
+func (ec *executionContext) _CorpGroup(ctx context.Context, sel ast.SelectionSet, obj *model.CorpGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, corpGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CorpGroup")
+		case "urn":
+			out.Values[i] = ec._CorpGroup_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._CorpGroup_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var corpUserImplementors = []string{"CorpUser", "Entity"}
 
 func (ec *executionContext) _CorpUser(ctx context.Context, sel ast.SelectionSet, obj *model.CorpUser) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, corpUserImplementors)
@@ -6709,6 +9224,436 @@ func (ec *executionContext) _CorpUserProperties(ctx context.Context, sel ast.Sel
 			out.Values[i] = ec._CorpUserProperties_fullName(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dashboardImplementors = []string{"Dashboard", "Entity"}
+
+func (ec *executionContext) _Dashboard(ctx context.Context, sel ast.SelectionSet, obj *model.Dashboard) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dashboardImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Dashboard")
+		case "urn":
+			out.Values[i] = ec._Dashboard_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Dashboard_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dataFlowImplementors = []string{"DataFlow", "Entity"}
+
+func (ec *executionContext) _DataFlow(ctx context.Context, sel ast.SelectionSet, obj *model.DataFlow) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dataFlowImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DataFlow")
+		case "urn":
+			out.Values[i] = ec._DataFlow_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._DataFlow_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dataJobImplementors = []string{"DataJob", "Entity"}
+
+func (ec *executionContext) _DataJob(ctx context.Context, sel ast.SelectionSet, obj *model.DataJob) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dataJobImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DataJob")
+		case "urn":
+			out.Values[i] = ec._DataJob_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._DataJob_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var dataProductImplementors = []string{"DataProduct", "Entity"}
+
+func (ec *executionContext) _DataProduct(ctx context.Context, sel ast.SelectionSet, obj *model.DataProduct) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dataProductImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DataProduct")
+		case "urn":
+			out.Values[i] = ec._DataProduct_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._DataProduct_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var datasetImplementors = []string{"Dataset", "Entity"}
+
+func (ec *executionContext) _Dataset(ctx context.Context, sel ast.SelectionSet, obj *model.Dataset) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, datasetImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Dataset")
+		case "urn":
+			out.Values[i] = ec._Dataset_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Dataset_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var documentImplementors = []string{"Document", "Entity"}
+
+func (ec *executionContext) _Document(ctx context.Context, sel ast.SelectionSet, obj *model.Document) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, documentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Document")
+		case "urn":
+			out.Values[i] = ec._Document_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Document_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var domainImplementors = []string{"Domain", "Entity"}
+
+func (ec *executionContext) _Domain(ctx context.Context, sel ast.SelectionSet, obj *model.Domain) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, domainImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Domain")
+		case "urn":
+			out.Values[i] = ec._Domain_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Domain_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var extraPropertyImplementors = []string{"ExtraProperty"}
+
+func (ec *executionContext) _ExtraProperty(ctx context.Context, sel ast.SelectionSet, obj *model.ExtraProperty) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, extraPropertyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ExtraProperty")
+		case "name":
+			out.Values[i] = ec._ExtraProperty_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._ExtraProperty_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var glossaryNodeImplementors = []string{"GlossaryNode", "Entity"}
+
+func (ec *executionContext) _GlossaryNode(ctx context.Context, sel ast.SelectionSet, obj *model.GlossaryNode) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, glossaryNodeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GlossaryNode")
+		case "urn":
+			out.Values[i] = ec._GlossaryNode_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._GlossaryNode_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var glossaryTermImplementors = []string{"GlossaryTerm", "Entity"}
+
+func (ec *executionContext) _GlossaryTerm(ctx context.Context, sel ast.SelectionSet, obj *model.GlossaryTerm) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, glossaryTermImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("GlossaryTerm")
+		case "urn":
+			out.Values[i] = ec._GlossaryTerm_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._GlossaryTerm_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
 			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -6928,6 +9873,264 @@ func (ec *executionContext) _ListUsersResult(ctx context.Context, sel ast.Select
 	return out
 }
 
+var mLFeatureImplementors = []string{"MLFeature", "Entity"}
+
+func (ec *executionContext) _MLFeature(ctx context.Context, sel ast.SelectionSet, obj *model.MLFeature) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mLFeatureImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MLFeature")
+		case "urn":
+			out.Values[i] = ec._MLFeature_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._MLFeature_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mLFeatureTableImplementors = []string{"MLFeatureTable", "Entity"}
+
+func (ec *executionContext) _MLFeatureTable(ctx context.Context, sel ast.SelectionSet, obj *model.MLFeatureTable) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mLFeatureTableImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MLFeatureTable")
+		case "urn":
+			out.Values[i] = ec._MLFeatureTable_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._MLFeatureTable_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mLModelImplementors = []string{"MLModel", "Entity"}
+
+func (ec *executionContext) _MLModel(ctx context.Context, sel ast.SelectionSet, obj *model.MLModel) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mLModelImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MLModel")
+		case "urn":
+			out.Values[i] = ec._MLModel_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._MLModel_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mLModelGroupImplementors = []string{"MLModelGroup", "Entity"}
+
+func (ec *executionContext) _MLModelGroup(ctx context.Context, sel ast.SelectionSet, obj *model.MLModelGroup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mLModelGroupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MLModelGroup")
+		case "urn":
+			out.Values[i] = ec._MLModelGroup_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._MLModelGroup_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var mLPrimaryKeyImplementors = []string{"MLPrimaryKey", "Entity"}
+
+func (ec *executionContext) _MLPrimaryKey(ctx context.Context, sel ast.SelectionSet, obj *model.MLPrimaryKey) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mLPrimaryKeyImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MLPrimaryKey")
+		case "urn":
+			out.Values[i] = ec._MLPrimaryKey_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._MLPrimaryKey_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var matchedFieldImplementors = []string{"MatchedField"}
+
+func (ec *executionContext) _MatchedField(ctx context.Context, sel ast.SelectionSet, obj *model.MatchedField) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, matchedFieldImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MatchedField")
+		case "name":
+			out.Values[i] = ec._MatchedField_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "value":
+			out.Values[i] = ec._MatchedField_value(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
 var mutationImplementors = []string{"Mutation"}
 
 func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -7016,6 +10219,49 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 				return ec._Mutation_createInviteToken(ctx, field)
 			})
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var notebookImplementors = []string{"Notebook", "Entity"}
+
+func (ec *executionContext) _Notebook(ctx context.Context, sel ast.SelectionSet, obj *model.Notebook) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notebookImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Notebook")
+		case "urn":
+			out.Values[i] = ec._Notebook_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Notebook_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -7403,6 +10649,28 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 			}
 
 			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
+		case "scrollAcrossEntities":
+			field := field
+
+			innerFunc := func(ctx context.Context, fs *graphql.FieldSet) (res graphql.Marshaler) {
+				defer func() {
+					if r := recover(); r != nil {
+						ec.Error(ctx, ec.Recover(ctx, r))
+					}
+				}()
+				res = ec._Query_scrollAcrossEntities(ctx, field)
+				if res == graphql.RequiredNull {
+					atomic.AddUint32(&fs.Invalids, 1)
+				}
+				return res
+			}
+
+			rrm := func(ctx context.Context) graphql.Marshaler {
+				return ec.OperationContext.RootResolverMiddleware(ctx,
+					func(ctx context.Context) graphql.Marshaler { return innerFunc(ctx, out) })
+			}
+
+			out.Concurrently(i, func(ctx context.Context) graphql.Marshaler { return rrm(innerCtx) })
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -7524,7 +10792,194 @@ func (ec *executionContext) _ResourceFilter(ctx context.Context, sel ast.Selecti
 	return out
 }
 
-var tagImplementors = []string{"Tag"}
+var roleImplementors = []string{"Role", "Entity"}
+
+func (ec *executionContext) _Role(ctx context.Context, sel ast.SelectionSet, obj *model.Role) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, roleImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Role")
+		case "urn":
+			out.Values[i] = ec._Role_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._Role_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var schemaFieldEntityImplementors = []string{"SchemaFieldEntity", "Entity"}
+
+func (ec *executionContext) _SchemaFieldEntity(ctx context.Context, sel ast.SelectionSet, obj *model.SchemaFieldEntity) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, schemaFieldEntityImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SchemaFieldEntity")
+		case "urn":
+			out.Values[i] = ec._SchemaFieldEntity_urn(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "type":
+			out.Values[i] = ec._SchemaFieldEntity_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var scrollResultsImplementors = []string{"ScrollResults"}
+
+func (ec *executionContext) _ScrollResults(ctx context.Context, sel ast.SelectionSet, obj *model.ScrollResults) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, scrollResultsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ScrollResults")
+		case "nextScrollId":
+			out.Values[i] = ec._ScrollResults_nextScrollId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ScrollResults_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "total":
+			out.Values[i] = ec._ScrollResults_total(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "searchResults":
+			out.Values[i] = ec._ScrollResults_searchResults(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var searchResultImplementors = []string{"SearchResult"}
+
+func (ec *executionContext) _SearchResult(ctx context.Context, sel ast.SelectionSet, obj *model.SearchResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, searchResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferredFieldSet := graphql.NewFieldSet(nil)
+	deferLabelToView := make(map[string]*graphql.FieldSetView)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SearchResult")
+		case "entity":
+			out.Values[i] = ec._SearchResult_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matchedFields":
+			out.Values[i] = ec._SearchResult_matchedFields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "extraProperties":
+			out.Values[i] = ec._SearchResult_extraProperties(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	atomic.AddInt32(&ec.Deferred, int32(min(len(deferLabelToView), math.MaxInt32)))
+
+	ec.ProcessDeferredGroup(graphql.DeferredGroup{
+		Defers:   deferLabelToView,
+		Path:     graphql.GetPath(ctx),
+		FieldSet: deferredFieldSet,
+		Context:  ctx,
+	})
+
+	return out
+}
+
+var tagImplementors = []string{"Tag", "Entity"}
 
 func (ec *executionContext) _Tag(ctx context.Context, sel ast.SelectionSet, obj *model.Tag) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, tagImplementors)
@@ -8083,6 +11538,11 @@ func (ec *executionContext) unmarshalNActorFilterInput2ᚖgithubᚗcomᚋcatalog
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) unmarshalNAndFilterInput2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐAndFilterInput(ctx context.Context, v any) (*model.AndFilterInput, error) {
+	res, err := ec.unmarshalInputAndFilterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNAuthConfig2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐAuthConfig(ctx context.Context, sel ast.SelectionSet, v *model.AuthConfig) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -8155,6 +11615,16 @@ func (ec *executionContext) unmarshalNCreateTagInput2githubᚗcomᚋcatalogspec�
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNEntity2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntity(ctx context.Context, sel ast.SelectionSet, v model.Entity) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._Entity(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx context.Context, v any) (model.EntityType, error) {
 	var res model.EntityType
 	err := res.UnmarshalGQL(v)
@@ -8163,6 +11633,16 @@ func (ec *executionContext) unmarshalNEntityType2githubᚗcomᚋcatalogspecᚋca
 
 func (ec *executionContext) marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx context.Context, sel ast.SelectionSet, v model.EntityType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNExtraProperty2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐExtraProperty(ctx context.Context, sel ast.SelectionSet, v *model.ExtraProperty) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._ExtraProperty(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNFacetFilterInput2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐFacetFilterInput(ctx context.Context, v any) (*model.FacetFilterInput, error) {
@@ -8232,6 +11712,32 @@ func (ec *executionContext) marshalNLong2int64(ctx context.Context, sel ast.Sele
 	return res
 }
 
+func (ec *executionContext) marshalNMatchedField2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐMatchedFieldᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MatchedField) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMatchedField2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐMatchedField(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMatchedField2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐMatchedField(ctx context.Context, sel ast.SelectionSet, v *model.MatchedField) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._MatchedField(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPlatformPrivileges2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐPlatformPrivileges(ctx context.Context, sel ast.SelectionSet, v *model.PlatformPrivileges) graphql.Marshaler {
 	if v == nil {
 		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
@@ -8291,6 +11797,37 @@ func (ec *executionContext) marshalNPolicyType2githubᚗcomᚋcatalogspecᚋcata
 func (ec *executionContext) unmarshalNPolicyUpdateInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐPolicyUpdateInput(ctx context.Context, v any) (model.PolicyUpdateInput, error) {
 	res, err := ec.unmarshalInputPolicyUpdateInput(ctx, v)
 	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNScrollAcrossEntitiesInput2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐScrollAcrossEntitiesInput(ctx context.Context, v any) (model.ScrollAcrossEntitiesInput, error) {
+	res, err := ec.unmarshalInputScrollAcrossEntitiesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐSearchResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.SearchResult) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSearchResult2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐSearchResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNSearchResult2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐSearchResult(ctx context.Context, sel ast.SelectionSet, v *model.SearchResult) graphql.Marshaler {
+	if v == nil {
+		if !graphql.HasFieldError(ctx, graphql.GetFieldContext(ctx)) {
+			graphql.AddErrorf(ctx, "the requested element is null which the schema does not allow")
+		}
+		return graphql.Null
+	}
+	return ec._SearchResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -8492,6 +12029,23 @@ func (ec *executionContext) marshalOAccessTokenMetadata2ᚖgithubᚗcomᚋcatalo
 	return ec._AccessTokenMetadata(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOAndFilterInput2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐAndFilterInputᚄ(ctx context.Context, v any) ([]*model.AndFilterInput, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*model.AndFilterInput, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAndFilterInput2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐAndFilterInput(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOAppConfig2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐAppConfig(ctx context.Context, sel ast.SelectionSet, v *model.AppConfig) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -8571,6 +12125,61 @@ func (ec *executionContext) marshalOCorpUserStatus2ᚖgithubᚗcomᚋcatalogspec
 		return graphql.Null
 	}
 	return v
+}
+
+func (ec *executionContext) unmarshalOEntityType2ᚕgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityTypeᚄ(ctx context.Context, v any) ([]model.EntityType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.EntityType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOEntityType2ᚕgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []model.EntityType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNEntityType2githubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐEntityType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalOExtraProperty2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐExtraPropertyᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ExtraProperty) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNExtraProperty2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐExtraProperty(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOFacetFilterInput2ᚕᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐFacetFilterInputᚄ(ctx context.Context, v any) ([]*model.FacetFilterInput, error) {
@@ -8682,6 +12291,21 @@ func (ec *executionContext) unmarshalOResourceFilterInput2ᚖgithubᚗcomᚋcata
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputResourceFilterInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOScrollResults2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐScrollResults(ctx context.Context, sel ast.SelectionSet, v *model.ScrollResults) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._ScrollResults(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOSearchFlags2ᚖgithubᚗcomᚋcatalogspecᚋcatalogspecᚋreferenceᚋgraphᚋmodelᚐSearchFlags(ctx context.Context, v any) (*model.SearchFlags, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSearchFlags(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 

@@ -71,16 +71,18 @@ func (r *queryResolver) AppConfig(ctx context.Context) (*model.AppConfig, error)
 
 func (r *queryResolver) ListAccessTokens(ctx context.Context, in model.ListAccessTokenInput) (*model.ListAccessTokenResult, error) {
 	filters, exclude := map[string][]string{}, map[string][]string{}
+	var criteria []reference.Criterion
 	for _, f := range in.Filters {
 		if f == nil {
 			continue
 		}
-		if f.Condition != nil && *f.Condition != model.FilterOperatorEqual && *f.Condition != model.FilterOperatorIn {
-			return nil, reference.Errorf(reference.EBADREQUEST, "access tokens are filtered by EQUAL or IN, not %s", *f.Condition)
-		}
 		values := f.Values
 		if f.Value != nil {
 			values = append(values, *f.Value)
+		}
+		if f.Condition != nil && *f.Condition != model.FilterOperatorEqual && *f.Condition != model.FilterOperatorIn {
+			criteria = append(criteria, reference.Criterion{Field: f.Field, Condition: string(*f.Condition), Values: values, Negated: deref(f.Negated)})
+			continue
 		}
 		into := filters
 		if deref(f.Negated) {
@@ -89,7 +91,7 @@ func (r *queryResolver) ListAccessTokens(ctx context.Context, in model.ListAcces
 		into[f.Field] = append(into[f.Field], values...)
 	}
 	start, count := deref(in.Start), deref(in.Count)
-	tokens, total, err := r.Service.ListAccessTokens(ctx, reference.ListAccessTokensInput{Start: start, Count: count, Filters: filters, Exclude: exclude})
+	tokens, total, err := r.Service.ListAccessTokens(ctx, reference.ListAccessTokensInput{Start: start, Count: count, Filters: filters, Exclude: exclude, Criteria: criteria})
 	if err != nil {
 		return nil, err
 	}

@@ -14,14 +14,14 @@ import (
 // field its input type does not have, or a value its enum does not, is the
 // client's mistake, answered BAD_REQUEST saying where, before any resolver
 // runs (here over no service at all), and nothing is logged as a failure;
-// so is a filter condition the token listing does not take.
+// so is a search through a view, which the reference does not serve.
 func TestVariablesThatDoNotFitTheirTypeAreBadRequests(t *testing.T) {
 	for name, c := range map[string]struct{ body, says string }{
 		"an unknown field":      {`{"query":"mutation c($input: CreateTagInput!) { createTag(input: $input) }","variables":{"input":{"id":"x","name":"n","bogus":1}}}`, "bogus"},
 		"an unknown enum value": {`{"query":"query l($input: ListAccessTokenInput!) { listAccessTokens(input: $input) { total } }","variables":{"input":{"filters":[{"field":"name","values":["x"],"condition":"NOPE"}]}}}`, "NOPE"},
-		// A FilterOperator DataHub has, which token listings do not take:
+		// A search through a view, which the reference does not serve:
 		// refused by the resolver before it asks the service anything.
-		"a condition tokens are not filtered by": {`{"query":"query l($input: ListAccessTokenInput!) { listAccessTokens(input: $input) { total } }","variables":{"input":{"filters":[{"field":"name","values":["x"],"condition":"CONTAIN"}]}}}`, "EQUAL or IN, not CONTAIN"},
+		"a search through a view": {`{"query":"query s($input: ScrollAcrossEntitiesInput!) { scrollAcrossEntities(input: $input) { total } }","variables":{"input":{"query":"*","viewUrn":"urn:li:dataHubView:x"}}}`, "views are not served"},
 	} {
 		var logs strings.Builder
 		h := NewHandler(nil, "test", slog.New(slog.NewTextHandler(&logs, nil)), Limits{})

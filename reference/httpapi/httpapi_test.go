@@ -449,6 +449,36 @@ func TestEveryResolverReportsAStoreFailure(t *testing.T) {
 			t.Errorf("%s with the store failing after the caller was read: %d %.200s; want 503 with SERVICE_UNAVAILABLE", name, r.status, r.body)
 		}
 	}
+
+	// With authentication off no one may mint a token (noauth-10), so
+	// createAccessToken is judged with it on, as the root user's token: the
+	// store fails once authenticating that token is done, however many
+	// calls that takes (counted on a fresh service first).
+	codec, err := jwt.New([]byte(strings.Repeat("s", 32)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	cfg := reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt"), Logger: logger}
+	root, _, err := reference.NewService(testDB, cfg).MintAccessToken(context.Background(), reference.CreateAccessTokenInput{ActorURN: reference.RootUser.String(), Name: "root", Duration: reference.DurationOneHour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(store reference.Store, doc string) response {
+		svc := reference.NewService(store, cfg)
+		gms := httptest.NewServer(httpapi.NewServer(svc, graph.NewHandler(svc, "test", logger, graph.Limits{}), testDB.Ping, "test", logger).GMS())
+		defer gms.Close()
+		return do(t, "POST", gms.URL+"/api/graphql", root, "application/json", gql(doc, nil))
+	}
+	counting := &storeFailingAfter{Store: testDB, from: 1 << 30}
+	if r := post(counting, `{ __typename }`); r.status != http.StatusOK {
+		t.Fatalf("authenticating the root token: %d %.200s", r.status, r.body)
+	}
+	failing := &storeFailingAfter{Store: testDB, from: int(counting.calls.Load()) + 1}
+	r := post(failing, `mutation { createAccessToken(input: {type: PERSONAL, actorUrn: "urn:li:corpuser:datahub", duration: ONE_HOUR, name: "t"}) { accessToken } }`)
+	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "SERVICE_UNAVAILABLE") {
+		t.Errorf("createAccessToken with the store failing after the caller was read: %d %.200s; want 503 with SERVICE_UNAVAILABLE", r.status, r.body)
+	}
 }
 
 // A server built without browser pages says so at /api/graphiql, behind

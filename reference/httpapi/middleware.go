@@ -19,20 +19,20 @@ import (
 // maxBody bounds every request body but an ingestion's.
 const maxBody = 1 << 20
 
-// ingestBody bounds the body of an ingestion request (POST /aspects and
-// /openapi/v3/entity/..., on either tier): DataHub's own limit of
-// 16,000,000 bytes, under which DataHub's SDK sizes its batches (15 MiB of
-// proposals, and the JSON around them). A smaller limit would refuse
-// what DataHub's SDK sends.
+// ingestBody bounds the body of an ingestion request (POST /aspects,
+// /entities (emit_mce) and /openapi/v3/entity/..., on either tier):
+// DataHub's own limit of 16,000,000 bytes, under which DataHub's SDK
+// sizes its batches (15 MiB of proposals, and the JSON around them). A
+// smaller limit would refuse what DataHub's SDK sends.
 const ingestBody = 16_000_000
 
 // bodyLimit is the bound of r's body.
 func bodyLimit(r *http.Request) int64 {
-	if r.Method != http.MethodPost {
+	if r.Method != http.MethodPost && r.Method != http.MethodPatch {
 		return maxBody
 	}
 	p := strings.TrimPrefix(r.URL.Path, "/api/gms")
-	if p == "/aspects" || p == "/aspects/" || strings.HasPrefix(p, "/openapi/v3/entity/") {
+	if p == "/aspects" || p == "/aspects/" || p == "/entities" || strings.HasPrefix(p, "/openapi/v3/entity/") {
 		return ingestBody
 	}
 	return maxBody
@@ -191,6 +191,9 @@ func graphqlOverHTTP(next http.Handler) http.Handler {
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
+		// A GraphQL answer is JSON, as every other answer of the tier
+		// (writeJSON): the browser must not guess another type.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		next.ServeHTTP(&graphqlStatusWriter{ResponseWriter: w}, r)
 	})))
 }

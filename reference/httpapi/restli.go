@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,14 +22,26 @@ import (
 // ingestActions serves POST /aspects?action=...: Rest.li names the method
 // in the query string.
 func (s *Server) ingestActions() http.Handler {
-	handlers := map[string]http.Handler{
-		"ingestProposal":      requireJSON(http.HandlerFunc(s.handleIngestProposal)),
-		"ingestProposalBatch": requireJSON(http.HandlerFunc(s.handleIngestProposalBatch)),
+	return restliActions(map[string]http.Handler{
+		"ingestProposal":            requireJSON(s.traced(s.handleIngestProposal)),
+		"ingestProposalBatch":       requireJSON(s.traced(s.handleIngestProposalBatch)),
+		"getTimeseriesAspectValues": requireJSON(http.HandlerFunc(s.handleTimeseriesValues)),
+	})
+}
+
+// restliActions serves the actions of one Rest.li resource, each named by
+// ?action= on a POST.
+func restliActions(handlers map[string]http.Handler) http.Handler {
+	names := make([]string, 0, len(handlers))
+	for n := range handlers {
+		names = append(names, "action="+n)
 	}
+	slices.Sort(names)
+	served := strings.Join(names, ", ")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, ok := handlers[r.URL.Query().Get("action")]
 		if !ok {
-			writeProblem(w, r, http.StatusBadRequest, "unsupported action: only action=ingestProposal and action=ingestProposalBatch are served")
+			writeProblem(w, r, http.StatusBadRequest, "unsupported action: only "+served+" are served here")
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -13,15 +13,20 @@ func (s *Server) GMS() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/api/graphql", s.authenticate(graphqlOverHTTP(s.graphql)))
 	mux.Handle("/api/graphiql", s.authenticate(allow(http.MethodGet, s.graphiql())))
+	mux.Handle("/entities", s.authenticate(allow(http.MethodPost, s.entityActions())))
 	mux.Handle("/entities/{urn...}", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntity))))
 	actions := s.ingestActions()
 	mux.Handle("/aspects", s.authenticate(allow(http.MethodPost, actions)))
 	mux.Handle("/aspects/{urn...}", s.authenticate(s.handleAspects(actions)))
 	mux.Handle("/entitiesV2", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntitiesV2))))
 	mux.Handle("/entitiesV2/{urn...}", s.authenticate(allow(http.MethodGet, http.HandlerFunc(s.handleEntityV2))))
-	mux.Handle("/openapi/v3/entity/{entityType}", s.authenticate(allow(http.MethodPost, requireJSON(http.HandlerFunc(s.handleOpenAPIWrite)))))
+	mux.Handle("/openapi/v3/entity/{entityType}", s.authenticate(byMethod(map[string]http.Handler{
+		http.MethodPost:  requireJSON(s.traced(s.handleOpenAPIWrite)),
+		http.MethodPatch: requireJSONOrPatch(http.HandlerFunc(s.handleOpenAPIPatch)),
+	})))
 	mux.Handle("/openapi/v3/entity/{entityType}/batchGet", s.authenticate(allow(http.MethodPost, requireJSON(http.HandlerFunc(s.handleOpenAPIBatchGet)))))
 	mux.Handle("/openapi/v3/entity/{entityType}/{urn...}", s.authenticate(http.HandlerFunc(s.handleOpenAPIEntity)))
+	mux.Handle("/openapi/v1/trace/write/{traceId}", s.authenticate(allow(http.MethodPost, requireJSON(http.HandlerFunc(s.handleTrace)))))
 	mux.Handle("GET /config", http.HandlerFunc(s.handleConfig))
 	mux.Handle("GET /health", http.HandlerFunc(s.handleHealth))
 	if s.pages != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/catalogspec/catalogspec/reference"
 )
 
-const aspectColumns = `urn, aspect, value, created_at, created_by`
+const aspectColumns = `urn, aspect, value, created_at, created_by, COALESCE(trace_id, '')`
 
 // scanAspect scans the aspect columns, then any extra columns into extra.
 func scanAspect(row pgx.Row, extra ...any) (reference.Aspect, error) {
@@ -24,7 +24,7 @@ func scanAspect(row pgx.Row, extra ...any) (reference.Aspect, error) {
 		urn string
 		raw []byte
 	)
-	if err := row.Scan(append([]any{&urn, &a.Name, &raw, &a.CreatedAt, &a.CreatedBy}, extra...)...); err != nil {
+	if err := row.Scan(append([]any{&urn, &a.Name, &raw, &a.CreatedAt, &a.CreatedBy, &a.TraceID}, extra...)...); err != nil {
 		return reference.Aspect{}, err
 	}
 	u, err := reference.ParseURN(urn)
@@ -56,10 +56,10 @@ func (db *DB) Aspect(ctx context.Context, urn reference.URN, name string) (refer
 	return a, translate(err)
 }
 
-const insertAspect = `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by) VALUES ($1, $2, $3, $4, $5, $6)`
+const insertAspect = `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by, trace_id) VALUES ($1, $2, $3, $4, $5, $6, NULLIF($7, ''))`
 
 func aspectArgs(a reference.Aspect) []any {
-	return []any{a.URN.String(), a.URN.EntityType, a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy}
+	return []any{a.URN.String(), a.URN.EntityType, a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy, a.TraceID}
 }
 
 // CreateEntity writes a new entity's aspects in one statement (one round
@@ -67,15 +67,7 @@ func aspectArgs(a reference.Aspect) []any {
 func (db *DB) CreateEntity(ctx context.Context, aspects []reference.Aspect) error {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
-	urns, types, names := make([]string, len(aspects)), make([]string, len(aspects)), make([]string, len(aspects))
-	values, at, by := make([][]byte, len(aspects)), make([]time.Time, len(aspects)), make([]string, len(aspects))
-	for i, a := range aspects {
-		urns[i], types[i], names[i] = a.URN.String(), a.URN.EntityType, a.Name
-		values[i], at[i], by[i] = []byte(a.Value), a.CreatedAt, a.CreatedBy
-	}
-	_, err := db.pool.Exec(ctx, `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by)
-		SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[])`,
-		urns, types, names, values, at, by)
+	_, err := db.pool.Exec(ctx, insertAspects, aspectArrays(aspects)...)
 	return translate(err)
 }
 
@@ -84,19 +76,21 @@ func (db *DB) CreateEntity(ctx context.Context, aspects []reference.Aspect) erro
 func aspectArrays(aspects []reference.Aspect) []any {
 	urns, types, names := make([]string, len(aspects)), make([]string, len(aspects)), make([]string, len(aspects))
 	values, at, by := make([][]byte, len(aspects)), make([]time.Time, len(aspects)), make([]string, len(aspects))
+	traces := make([]string, len(aspects))
 	for i, a := range aspects {
 		urns[i], types[i], names[i] = a.URN.String(), a.URN.EntityType, a.Name
-		values[i], at[i], by[i] = []byte(a.Value), a.CreatedAt, a.CreatedBy
+		values[i], at[i], by[i], traces[i] = []byte(a.Value), a.CreatedAt, a.CreatedBy, a.TraceID
 	}
-	return []any{urns, types, names, values, at, by}
+	return []any{urns, types, names, values, at, by, traces}
 }
 
-const insertAspects = `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by)
-	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[])`
+const insertAspects = `INSERT INTO aspects (urn, entity_type, aspect, value, created_at, created_by, trace_id)
+	SELECT u, t, n, v, a, b, NULLIF(tr, '') FROM unnest($1::text[], $2::text[], $3::text[], $4::jsonb[], $5::timestamptz[], $6::text[], $7::text[]) AS x(u, t, n, v, a, b, tr)`
 
-// WriteAspects inserts the keys that are missing and upserts the rest, in
-// one transaction: a batch of proposals is written whole or not at all.
-func (db *DB) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
+// WriteAspects inserts the keys that are missing, upserts the rest and
+// the timeseries values, in one transaction: a batch of proposals is
+// written whole or not at all.
+func (db *DB) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect, series []reference.TimeseriesValue) error {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
 	tx, err := db.pool.Begin(ctx)
@@ -109,10 +103,17 @@ func (db *DB) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect
 			return translate(err)
 		}
 	}
-	if _, err := tx.Exec(ctx, insertAspects+`
-		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by`,
-		aspectArrays(upserts)...); err != nil {
-		return translate(err)
+	if len(upserts) > 0 {
+		if _, err := tx.Exec(ctx, insertAspects+`
+		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by, trace_id = EXCLUDED.trace_id`,
+			aspectArrays(upserts)...); err != nil {
+			return translate(err)
+		}
+	}
+	if len(series) > 0 {
+		if _, err := tx.Exec(ctx, upsertTimeseries, timeseriesArrays(series)...); err != nil {
+			return translate(err)
+		}
 	}
 	return translate(tx.Commit(ctx))
 }
@@ -122,7 +123,7 @@ func (db *DB) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
 	_, err := db.pool.Exec(ctx, insertAspect+`
-		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by`,
+		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by, trace_id = EXCLUDED.trace_id`,
 		aspectArgs(a)...)
 	return translate(err)
 }
@@ -131,8 +132,8 @@ func (db *DB) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 func (db *DB) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
-	tag, err := db.pool.Exec(ctx, `UPDATE aspects SET value = $3, created_at = $4, created_by = $5 WHERE urn = $1 AND aspect = $2`,
-		a.URN.String(), a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy)
+	tag, err := db.pool.Exec(ctx, `UPDATE aspects SET value = $3, created_at = $4, created_by = $5, trace_id = NULLIF($6, '') WHERE urn = $1 AND aspect = $2`,
+		a.URN.String(), a.Name, []byte(a.Value), a.CreatedAt, a.CreatedBy, a.TraceID)
 	if err != nil {
 		return translate(err)
 	}
@@ -142,15 +143,25 @@ func (db *DB) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
 	return nil
 }
 
-// DeleteEntity removes every aspect of urn.
+// DeleteEntity removes every aspect of urn, its timeseries values
+// included, in one transaction.
 func (db *DB) DeleteEntity(ctx context.Context, urn reference.URN) (bool, error) {
 	ctx, cancel := db.bound(ctx)
 	defer cancel()
-	tag, err := db.pool.Exec(ctx, `DELETE FROM aspects WHERE urn = $1`, urn.String())
+	var found bool
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `DELETE FROM aspects WHERE urn = $1`, urn.String())
+		if err != nil {
+			return err
+		}
+		series, err := tx.Exec(ctx, `DELETE FROM timeseries_aspects WHERE urn = $1`, urn.String())
+		found = tag.RowsAffected() > 0 || series.RowsAffected() > 0
+		return err
+	})
 	if err != nil {
 		return false, translate(err)
 	}
-	return tag.RowsAffected() > 0, nil
+	return found, nil
 }
 
 // ListAspects returns the aspects matching f, newest first, and the total.
@@ -177,6 +188,11 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 		args = append(args, field, f.Contains[field])
 		where += fmt.Sprintf(` AND strpos(lower(value ->> $%d), lower($%d)) > 0`, len(args)-1, len(args))
 	}
+	sa := &sqlArgs{list: args} // search.go
+	for _, c := range f.Criteria {
+		where += ` AND ` + criterionSQL(topLevelSet(c.Field, sa), c, sa)
+	}
+	args = sa.list
 	filterArgs := args[:len(args):len(args)] // the filter alone, for the count below
 	sql := `SELECT ` + aspectColumns + `, count(*) OVER ()` + where
 	sql += ` ORDER BY created_at DESC, urn`

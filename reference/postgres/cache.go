@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -248,6 +249,14 @@ func filterKey(f reference.Filter) string {
 	for _, field := range slices.Sorted(maps.Keys(f.Contains)) {
 		b.WriteString("\x03" + field + "\x01" + f.Contains[field])
 	}
+	var criteria []string // in any order, the same listing
+	for _, c := range f.Criteria {
+		criteria = append(criteria, fmt.Sprintf("%q %q %q %v %v", c.Field, c.Condition, c.Values, c.Negated, c.Numeric))
+	}
+	slices.Sort(criteria)
+	for _, c := range criteria {
+		b.WriteString("\x04" + c)
+	}
 	b.WriteString("\x00" + strconv.Itoa(f.Start) + "\x00" + strconv.Itoa(f.Count))
 	return b.String()
 }
@@ -269,8 +278,8 @@ func (c *Cache) UpsertAspect(ctx context.Context, a reference.Aspect) error {
 	return err
 }
 
-func (c *Cache) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
-	err := c.DB.WriteAspects(ctx, upserts, keys)
+func (c *Cache) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect, series []reference.TimeseriesValue) error {
+	err := c.DB.WriteAspects(ctx, upserts, keys, series)
 	for _, as := range [][]reference.Aspect{upserts, keys} {
 		for _, a := range as {
 			c.invalidate(a.URN)
@@ -282,6 +291,30 @@ func (c *Cache) WriteAspects(ctx context.Context, upserts, keys []reference.Aspe
 func (c *Cache) ReplaceAspect(ctx context.Context, a reference.Aspect) error {
 	err := c.DB.ReplaceAspect(ctx, a)
 	c.invalidate(a.URN)
+	return err
+}
+
+func (c *Cache) UpdateAspects(ctx context.Context, keys []reference.AspectKey, change func([]reference.Aspect) (reference.Change, error)) error {
+	var written []reference.URN
+	err := c.DB.UpdateAspects(ctx, keys, func(current []reference.Aspect) (reference.Change, error) {
+		ch, err := change(current)
+		written = written[:0]
+		for _, as := range [][]reference.Aspect{ch.Upserts, ch.Keys} {
+			for _, a := range as {
+				written = append(written, a.URN)
+			}
+		}
+		for _, d := range ch.Deletes {
+			written = append(written, d.URN)
+		}
+		return ch, err
+	})
+	for _, k := range keys {
+		c.invalidate(k.URN)
+	}
+	for _, u := range written {
+		c.invalidate(u)
+	}
 	return err
 }
 

@@ -467,7 +467,7 @@ func TestCacheAppliesEachOfItsOwnWritesWithoutANotification(t *testing.T) {
 	}
 	defer postgres.Exec(ctx, db, `ALTER TABLE aspects ENABLE TRIGGER aspects_written`) //nolint:errcheck
 
-	if err := a.WriteAspects(ctx, []reference.Aspect{info(u, "batched")}, nil); err != nil {
+	if err := a.WriteAspects(ctx, []reference.Aspect{info(u, "batched")}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := displayName(t, a, u); got != "batched" {

@@ -17,7 +17,7 @@ func TestWriteAspectsWhenNoTransactionBegins(t *testing.T) {
 	a := reference.URN{EntityType: "dataset", ID: "(urn:li:dataPlatform:hive," + uuid.NewString() + ",PROD)"}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err := testDB.WriteAspects(ctx, []reference.Aspect{aspect(a, "datasetProperties", `{"description":"a"}`)}, []reference.Aspect{aspect(a, "datasetKey", `{"name":"a"}`)})
+	err := testDB.WriteAspects(ctx, []reference.Aspect{aspect(a, "datasetProperties", `{"description":"a"}`)}, []reference.Aspect{aspect(a, "datasetKey", `{"name":"a"}`)}, nil)
 	if reference.ErrorCodeOf(err) != reference.EUNAVAILABLE {
 		t.Errorf("WriteAspects with the request gone: %v, want %s", err, reference.EUNAVAILABLE)
 	}

@@ -64,11 +64,11 @@ func (s *faultyStore) UpsertAspect(ctx context.Context, a reference.Aspect) erro
 	return s.Store.UpsertAspect(ctx, a)
 }
 
-func (s *faultyStore) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect) error {
+func (s *faultyStore) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect, series []reference.TimeseriesValue) error {
 	if err := s.call("WriteAspects"); err != nil {
 		return err
 	}
-	return s.Store.WriteAspects(ctx, upserts, keys)
+	return s.Store.WriteAspects(ctx, upserts, keys, series)
 }
 
 func (s *faultyStore) ReplaceAspect(ctx context.Context, a reference.Aspect) error {

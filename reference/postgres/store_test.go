@@ -139,7 +139,7 @@ func TestWriteAspectsIsWholeOrNothing(t *testing.T) {
 	bad := aspect(b, "datasetProperties", `{"description":"x\u0000"}`) // jsonb cannot keep U+0000
 	err := testDB.WriteAspects(ctx,
 		[]reference.Aspect{aspect(a, "datasetProperties", `{"description":"a"}`), bad},
-		[]reference.Aspect{aspect(a, "datasetKey", `{"name":"a"}`), aspect(b, "datasetKey", `{"name":"b"}`)})
+		[]reference.Aspect{aspect(a, "datasetKey", `{"name":"a"}`), aspect(b, "datasetKey", `{"name":"b"}`)}, nil)
 	if reference.ErrorCodeOf(err) != reference.EBADREQUEST {
 		t.Fatalf("a batch holding U+0000: %v, want BAD_REQUEST", err)
 	}
@@ -153,7 +153,7 @@ func TestWriteAspectsIsWholeOrNothing(t *testing.T) {
 	}
 	err = testDB.WriteAspects(ctx,
 		[]reference.Aspect{aspect(a, "datasetProperties", `{"description":"a"}`), aspect(b, "datasetProperties", `{"description":"b"}`)},
-		[]reference.Aspect{aspect(a, "datasetKey", `{"name":"second"}`), aspect(b, "datasetKey", `{"name":"b"}`)})
+		[]reference.Aspect{aspect(a, "datasetKey", `{"name":"second"}`), aspect(b, "datasetKey", `{"name":"b"}`)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,6 +142,33 @@ func TestTokenCreateWhileServing(t *testing.T) {
 	}
 }
 
+// TestTokenCreateExpired: --expired mints a token the running service
+// refuses as expired, while the same command without it mints one it takes.
+func TestTokenCreateExpired(t *testing.T) {
+	dir := dataDir(t)
+	s := serveOn(t, dir, noEnv(nil))
+	defer s.stop(t)
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"catalogd", "token", "create", "--name", "old", "--expired", "--data-dir", dir}, noEnv(nil), &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("token create --expired: %v", err)
+	}
+	if code := works(t, s.gms, strings.TrimSpace(stdout.String())); code != 401 {
+		t.Errorf("the service answers %d to the expired token, want 401", code)
+	}
+	fresh, err := mint(t, []string{"--data-dir", dir}, noEnv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := works(t, s.gms, fresh); code != 200 {
+		t.Errorf("the service answers %d to a token minted without --expired, want 200", code)
+	}
+	err = run(context.Background(), []string{"catalogd", "token", "create", "--name", "old", "--expired", "--duration", "NO_EXPIRY", "--data-dir", dir}, noEnv(nil), &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--expired") {
+		t.Errorf("--expired with NO_EXPIRY: err = %v, want a refusal naming --expired", err)
+	}
+}
+
 // TestTokenCreateWithoutDatabase: with no cluster in the data directory,
 // token create says where it looked and creates nothing.
 func TestTokenCreateWithoutDatabase(t *testing.T) {

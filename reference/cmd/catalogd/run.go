@@ -78,6 +78,10 @@ type common struct {
 	postgres string
 	// existing: use only a database the service already has (token create).
 	existing bool
+	// behind sets the clock back by this much (token create --expired): a
+	// token minted then has expired already. Never used by serve: a clock
+	// behind would keep expired tokens alive.
+	behind time.Duration
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -204,7 +208,10 @@ func open(ctx context.Context, c common, getenv func(string) string, announce, s
 	if err != nil {
 		return nil, nil, err
 	}
-	if now != nil {
+	if c.behind > 0 {
+		now = func() time.Time { return time.Now().Add(-c.behind) }
+	}
+	if now != nil && c.behind == 0 {
 		logger.Warn("this instance's clock runs ahead: for conformance testing only", "CATALOGD_CLOCK_OFFSET", getenv("CATALOGD_CLOCK_OFFSET"))
 		codec = codec.WithClock(now)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -19,6 +20,7 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 	var (
 		c                            common
 		actor, name, duration, descr string
+		expired                      bool
 	)
 	c.register(fs)
 	// The token must be one the running service accepts: its database, and
@@ -28,6 +30,7 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 	fs.StringVar(&name, "name", "", "name of the token (required)")
 	fs.StringVar(&descr, "description", "", "description of the token")
 	fs.StringVar(&duration, "duration", reference.DurationOneDay, "one of "+strings.Join(durationNames, ", "))
+	fs.BoolVar(&expired, "expired", false, "mint a ONE_HOUR token that expired an hour ago, for checking that expired tokens are refused (catalogspec audit's CATALOGSPEC_EXPIRED_TOKEN)")
 	about := "Mints a personal access token against the service's database and prints it once, alone on stdout."
 	if err := parse(fs, args, about, "\nEnvironment: as catalogd serve (see catalogd serve -h); DATABASE_URL names the database.", stdout, stderr); err != nil {
 		return err
@@ -41,6 +44,12 @@ func tokenCreate(ctx context.Context, args []string, getenv func(string) string,
 	}
 	if err := checkLogLevel(c.logLevel); err != nil {
 		return err
+	}
+	if expired {
+		if duration != reference.DurationOneDay && duration != reference.DurationOneHour {
+			return errors.New("token create: --expired mints a ONE_HOUR token; leave --duration out")
+		}
+		duration, c.behind = reference.DurationOneHour, 2*time.Hour
 	}
 	if u, err := reference.ParseURN(actor); err != nil || u.EntityType != reference.EntityCorpUser {
 		return fmt.Errorf("token create: --actor %q is not a user URN such as urn:li:corpuser:datahub", actor)

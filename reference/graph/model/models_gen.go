@@ -9,6 +9,13 @@ import (
 	"strconv"
 )
 
+// An entity of the metadata graph.
+type Entity interface {
+	IsEntity()
+	GetUrn() string
+	GetType() EntityType
+}
+
 type AccessToken struct {
 	AccessToken string               `json:"accessToken"`
 	Metadata    *AccessTokenMetadata `json:"metadata,omitempty"`
@@ -42,10 +49,24 @@ type ActorFilterInput struct {
 	AllGroups      bool     `json:"allGroups"`
 }
 
+// Filters that must all hold.
+type AndFilterInput struct {
+	And []*FacetFilterInput `json:"and,omitempty"`
+}
+
 type AppConfig struct {
 	AppVersion *string     `json:"appVersion,omitempty"`
 	AuthConfig *AuthConfig `json:"authConfig"`
 }
+
+type Application struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Application) IsEntity()                {}
+func (this Application) GetUrn() string      { return this.Urn }
+func (this Application) GetType() EntityType { return this.Type }
 
 type AuthConfig struct {
 	TokenAuthEnabled bool `json:"tokenAuthEnabled"`
@@ -55,6 +76,42 @@ type AuthenticatedUser struct {
 	CorpUser           *CorpUser           `json:"corpUser"`
 	PlatformPrivileges *PlatformPrivileges `json:"platformPrivileges"`
 }
+
+type BusinessAttribute struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (BusinessAttribute) IsEntity()                {}
+func (this BusinessAttribute) GetUrn() string      { return this.Urn }
+func (this BusinessAttribute) GetType() EntityType { return this.Type }
+
+type Chart struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Chart) IsEntity()                {}
+func (this Chart) GetUrn() string      { return this.Urn }
+func (this Chart) GetType() EntityType { return this.Type }
+
+type Container struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Container) IsEntity()                {}
+func (this Container) GetUrn() string      { return this.Urn }
+func (this Container) GetType() EntityType { return this.Type }
+
+type CorpGroup struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (CorpGroup) IsEntity()                {}
+func (this CorpGroup) GetUrn() string      { return this.Urn }
+func (this CorpGroup) GetType() EntityType { return this.Type }
 
 type CorpUser struct {
 	Urn      string     `json:"urn"`
@@ -66,6 +123,10 @@ type CorpUser struct {
 	Info   *CorpUserInfo   `json:"info,omitempty"`
 	Status *CorpUserStatus `json:"status,omitempty"`
 }
+
+func (CorpUser) IsEntity()                {}
+func (this CorpUser) GetUrn() string      { return this.Urn }
+func (this CorpUser) GetType() EntityType { return this.Type }
 
 type CorpUserInfo struct {
 	Active      bool    `json:"active"`
@@ -97,19 +158,105 @@ type CreateTagInput struct {
 	Description *string `json:"description,omitempty"`
 }
 
+type Dashboard struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Dashboard) IsEntity()                {}
+func (this Dashboard) GetUrn() string      { return this.Urn }
+func (this Dashboard) GetType() EntityType { return this.Type }
+
+type DataFlow struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (DataFlow) IsEntity()                {}
+func (this DataFlow) GetUrn() string      { return this.Urn }
+func (this DataFlow) GetType() EntityType { return this.Type }
+
+type DataJob struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (DataJob) IsEntity()                {}
+func (this DataJob) GetUrn() string      { return this.Urn }
+func (this DataJob) GetType() EntityType { return this.Type }
+
+type DataProduct struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (DataProduct) IsEntity()                {}
+func (this DataProduct) GetUrn() string      { return this.Urn }
+func (this DataProduct) GetType() EntityType { return this.Type }
+
+type Dataset struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Dataset) IsEntity()                {}
+func (this Dataset) GetUrn() string      { return this.Urn }
+func (this Dataset) GetType() EntityType { return this.Type }
+
+type Document struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Document) IsEntity()                {}
+func (this Document) GetUrn() string      { return this.Urn }
+func (this Document) GetType() EntityType { return this.Type }
+
+type Domain struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Domain) IsEntity()                {}
+func (this Domain) GetUrn() string      { return this.Urn }
+func (this Domain) GetType() EntityType { return this.Type }
+
+type ExtraProperty struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
 type FacetFilterInput struct {
 	Field  string   `json:"field"`
 	Values []string `json:"values,omitempty"`
 	Value  *string  `json:"value,omitempty"`
 	// True leaves out what the filter matches.
 	Negated *bool `json:"negated,omitempty"`
-	// How values match; unset means EQUAL. Access tokens are filtered by EQUAL and IN.
+	// How values match; unset means EQUAL.
 	Condition *FilterOperator `json:"condition,omitempty"`
 }
 
 type GetInviteTokenInput struct {
 	RoleUrn *string `json:"roleUrn,omitempty"`
 }
+
+type GlossaryNode struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (GlossaryNode) IsEntity()                {}
+func (this GlossaryNode) GetUrn() string      { return this.Urn }
+func (this GlossaryNode) GetType() EntityType { return this.Type }
+
+type GlossaryTerm struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (GlossaryTerm) IsEntity()                {}
+func (this GlossaryTerm) GetUrn() string      { return this.Urn }
+func (this GlossaryTerm) GetType() EntityType { return this.Type }
 
 type InviteToken struct {
 	InviteToken string `json:"inviteToken"`
@@ -154,8 +301,67 @@ type ListUsersResult struct {
 	Users []*CorpUser `json:"users"`
 }
 
+type MLFeature struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (MLFeature) IsEntity()                {}
+func (this MLFeature) GetUrn() string      { return this.Urn }
+func (this MLFeature) GetType() EntityType { return this.Type }
+
+type MLFeatureTable struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (MLFeatureTable) IsEntity()                {}
+func (this MLFeatureTable) GetUrn() string      { return this.Urn }
+func (this MLFeatureTable) GetType() EntityType { return this.Type }
+
+type MLModel struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (MLModel) IsEntity()                {}
+func (this MLModel) GetUrn() string      { return this.Urn }
+func (this MLModel) GetType() EntityType { return this.Type }
+
+type MLModelGroup struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (MLModelGroup) IsEntity()                {}
+func (this MLModelGroup) GetUrn() string      { return this.Urn }
+func (this MLModelGroup) GetType() EntityType { return this.Type }
+
+type MLPrimaryKey struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (MLPrimaryKey) IsEntity()                {}
+func (this MLPrimaryKey) GetUrn() string      { return this.Urn }
+func (this MLPrimaryKey) GetType() EntityType { return this.Type }
+
+type MatchedField struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
 type Mutation struct {
 }
+
+type Notebook struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Notebook) IsEntity()                {}
+func (this Notebook) GetUrn() string      { return this.Urn }
+func (this Notebook) GetType() EntityType { return this.Type }
 
 type PlatformPrivileges struct {
 	GeneratePersonalAccessTokens bool `json:"generatePersonalAccessTokens"`
@@ -208,6 +414,70 @@ type ResourceFilterInput struct {
 	AllResources *bool    `json:"allResources,omitempty"`
 }
 
+type Role struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (Role) IsEntity()                {}
+func (this Role) GetUrn() string      { return this.Urn }
+func (this Role) GetType() EntityType { return this.Type }
+
+type SchemaFieldEntity struct {
+	Urn  string     `json:"urn"`
+	Type EntityType `json:"type"`
+}
+
+func (SchemaFieldEntity) IsEntity()                {}
+func (this SchemaFieldEntity) GetUrn() string      { return this.Urn }
+func (this SchemaFieldEntity) GetType() EntityType { return this.Type }
+
+type ScrollAcrossEntitiesInput struct {
+	// The entity types to search; none: DataHub's searchable types.
+	Types []EntityType `json:"types,omitempty"`
+	// Words each entity found holds in its URN, name or description; * or blank for every entity.
+	Query string `json:"query"`
+	// Where the page starts: the nextScrollId of the page before.
+	ScrollID  *string `json:"scrollId,omitempty"`
+	KeepAlive *string `json:"keepAlive,omitempty"`
+	// How many entities a page holds: 10 unless given, at most 1,000 (more is taken as 1,000: the next page holds the rest).
+	Count *int `json:"count,omitempty"`
+	// Any of these conjunctions of filters must hold.
+	OrFilters []*AndFilterInput `json:"orFilters,omitempty"`
+	// Views are not served: the reference refuses one.
+	ViewUrn     *string      `json:"viewUrn,omitempty"`
+	SearchFlags *SearchFlags `json:"searchFlags,omitempty"`
+}
+
+type ScrollResults struct {
+	// Where the next page starts; null after the last.
+	NextScrollID  *string         `json:"nextScrollId,omitempty"`
+	Count         int             `json:"count"`
+	Total         int             `json:"total"`
+	SearchResults []*SearchResult `json:"searchResults"`
+}
+
+type SearchFlags struct {
+	SkipCache        *bool `json:"skipCache,omitempty"`
+	MaxAggValues     *int  `json:"maxAggValues,omitempty"`
+	Fulltext         *bool `json:"fulltext,omitempty"`
+	SkipHighlighting *bool `json:"skipHighlighting,omitempty"`
+	SkipAggregates   *bool `json:"skipAggregates,omitempty"`
+	GetSuggestions   *bool `json:"getSuggestions,omitempty"`
+	// False or unset: soft-deleted entities (status removed) are left out.
+	IncludeSoftDeleted              *bool    `json:"includeSoftDeleted,omitempty"`
+	IncludeRestricted               *bool    `json:"includeRestricted,omitempty"`
+	CustomHighlightingFields        []string `json:"customHighlightingFields,omitempty"`
+	IncludeStructuredPropertyFacets *bool    `json:"includeStructuredPropertyFacets,omitempty"`
+	FilterNonLatestVersions         *bool    `json:"filterNonLatestVersions,omitempty"`
+}
+
+type SearchResult struct {
+	Entity          Entity           `json:"entity"`
+	MatchedFields   []*MatchedField  `json:"matchedFields"`
+	ExtraProperties []*ExtraProperty `json:"extraProperties,omitempty"`
+}
+
 type Tag struct {
 	Urn         string         `json:"urn"`
 	Type        EntityType     `json:"type"`
@@ -215,6 +485,10 @@ type Tag struct {
 	Description *string        `json:"description,omitempty"`
 	Properties  *TagProperties `json:"properties,omitempty"`
 }
+
+func (Tag) IsEntity()                {}
+func (this Tag) GetUrn() string      { return this.Urn }
+func (this Tag) GetType() EntityType { return this.Type }
 
 type TagProperties struct {
 	Name        string  `json:"name"`
@@ -400,22 +674,118 @@ func (e CorpUserStatus) MarshalJSON() ([]byte, error) {
 type EntityType string
 
 const (
-	EntityTypeCorpUser      EntityType = "CORP_USER"
-	EntityTypeTag           EntityType = "TAG"
-	EntityTypeAccessToken   EntityType = "ACCESS_TOKEN"
-	EntityTypeDatahubPolicy EntityType = "DATAHUB_POLICY"
+	EntityTypeDomain               EntityType = "DOMAIN"
+	EntityTypeDataset              EntityType = "DATASET"
+	EntityTypeCorpUser             EntityType = "CORP_USER"
+	EntityTypeCorpGroup            EntityType = "CORP_GROUP"
+	EntityTypeDataPlatform         EntityType = "DATA_PLATFORM"
+	EntityTypeErModelRelationship  EntityType = "ER_MODEL_RELATIONSHIP"
+	EntityTypeDashboard            EntityType = "DASHBOARD"
+	EntityTypeNotebook             EntityType = "NOTEBOOK"
+	EntityTypeChart                EntityType = "CHART"
+	EntityTypeDataFlow             EntityType = "DATA_FLOW"
+	EntityTypeDataJob              EntityType = "DATA_JOB"
+	EntityTypeTag                  EntityType = "TAG"
+	EntityTypeGlossaryTerm         EntityType = "GLOSSARY_TERM"
+	EntityTypeGlossaryNode         EntityType = "GLOSSARY_NODE"
+	EntityTypeContainer            EntityType = "CONTAINER"
+	EntityTypeMlmodel              EntityType = "MLMODEL"
+	EntityTypeMlmodelGroup         EntityType = "MLMODEL_GROUP"
+	EntityTypeMlfeatureTable       EntityType = "MLFEATURE_TABLE"
+	EntityTypeMlfeature            EntityType = "MLFEATURE"
+	EntityTypeMlprimaryKey         EntityType = "MLPRIMARY_KEY"
+	EntityTypeIngestionSource      EntityType = "INGESTION_SOURCE"
+	EntityTypeExecutionRequest     EntityType = "EXECUTION_REQUEST"
+	EntityTypeAssertion            EntityType = "ASSERTION"
+	EntityTypeDataProcessInstance  EntityType = "DATA_PROCESS_INSTANCE"
+	EntityTypeDataPlatformInstance EntityType = "DATA_PLATFORM_INSTANCE"
+	EntityTypeAccessToken          EntityType = "ACCESS_TOKEN"
+	EntityTypeTest                 EntityType = "TEST"
+	EntityTypeDatahubPolicy        EntityType = "DATAHUB_POLICY"
+	EntityTypeDatahubRole          EntityType = "DATAHUB_ROLE"
+	EntityTypePost                 EntityType = "POST"
+	EntityTypeSchemaField          EntityType = "SCHEMA_FIELD"
+	EntityTypeDatahubView          EntityType = "DATAHUB_VIEW"
+	EntityTypeQuery                EntityType = "QUERY"
+	EntityTypeDataProduct          EntityType = "DATA_PRODUCT"
+	EntityTypeCustomOwnershipType  EntityType = "CUSTOM_OWNERSHIP_TYPE"
+	EntityTypeDatahubConnection    EntityType = "DATAHUB_CONNECTION"
+	EntityTypeIncident             EntityType = "INCIDENT"
+	EntityTypeRole                 EntityType = "ROLE"
+	EntityTypeDataContract         EntityType = "DATA_CONTRACT"
+	EntityTypeStructuredProperty   EntityType = "STRUCTURED_PROPERTY"
+	EntityTypeForm                 EntityType = "FORM"
+	EntityTypeDataType             EntityType = "DATA_TYPE"
+	EntityTypeEntityType           EntityType = "ENTITY_TYPE"
+	EntityTypeRestricted           EntityType = "RESTRICTED"
+	EntityTypeOther                EntityType = "OTHER"
+	EntityTypeBusinessAttribute    EntityType = "BUSINESS_ATTRIBUTE"
+	EntityTypeVersionSet           EntityType = "VERSION_SET"
+	EntityTypeApplication          EntityType = "APPLICATION"
+	EntityTypeDocument             EntityType = "DOCUMENT"
+	EntityTypeDatahubPageTemplate  EntityType = "DATAHUB_PAGE_TEMPLATE"
+	EntityTypeDatahubPageModule    EntityType = "DATAHUB_PAGE_MODULE"
+	EntityTypeDatahubFile          EntityType = "DATAHUB_FILE"
 )
 
 var AllEntityType = []EntityType{
+	EntityTypeDomain,
+	EntityTypeDataset,
 	EntityTypeCorpUser,
+	EntityTypeCorpGroup,
+	EntityTypeDataPlatform,
+	EntityTypeErModelRelationship,
+	EntityTypeDashboard,
+	EntityTypeNotebook,
+	EntityTypeChart,
+	EntityTypeDataFlow,
+	EntityTypeDataJob,
 	EntityTypeTag,
+	EntityTypeGlossaryTerm,
+	EntityTypeGlossaryNode,
+	EntityTypeContainer,
+	EntityTypeMlmodel,
+	EntityTypeMlmodelGroup,
+	EntityTypeMlfeatureTable,
+	EntityTypeMlfeature,
+	EntityTypeMlprimaryKey,
+	EntityTypeIngestionSource,
+	EntityTypeExecutionRequest,
+	EntityTypeAssertion,
+	EntityTypeDataProcessInstance,
+	EntityTypeDataPlatformInstance,
 	EntityTypeAccessToken,
+	EntityTypeTest,
 	EntityTypeDatahubPolicy,
+	EntityTypeDatahubRole,
+	EntityTypePost,
+	EntityTypeSchemaField,
+	EntityTypeDatahubView,
+	EntityTypeQuery,
+	EntityTypeDataProduct,
+	EntityTypeCustomOwnershipType,
+	EntityTypeDatahubConnection,
+	EntityTypeIncident,
+	EntityTypeRole,
+	EntityTypeDataContract,
+	EntityTypeStructuredProperty,
+	EntityTypeForm,
+	EntityTypeDataType,
+	EntityTypeEntityType,
+	EntityTypeRestricted,
+	EntityTypeOther,
+	EntityTypeBusinessAttribute,
+	EntityTypeVersionSet,
+	EntityTypeApplication,
+	EntityTypeDocument,
+	EntityTypeDatahubPageTemplate,
+	EntityTypeDatahubPageModule,
+	EntityTypeDatahubFile,
 }
 
 func (e EntityType) IsValid() bool {
 	switch e {
-	case EntityTypeCorpUser, EntityTypeTag, EntityTypeAccessToken, EntityTypeDatahubPolicy:
+	case EntityTypeDomain, EntityTypeDataset, EntityTypeCorpUser, EntityTypeCorpGroup, EntityTypeDataPlatform, EntityTypeErModelRelationship, EntityTypeDashboard, EntityTypeNotebook, EntityTypeChart, EntityTypeDataFlow, EntityTypeDataJob, EntityTypeTag, EntityTypeGlossaryTerm, EntityTypeGlossaryNode, EntityTypeContainer, EntityTypeMlmodel, EntityTypeMlmodelGroup, EntityTypeMlfeatureTable, EntityTypeMlfeature, EntityTypeMlprimaryKey, EntityTypeIngestionSource, EntityTypeExecutionRequest, EntityTypeAssertion, EntityTypeDataProcessInstance, EntityTypeDataPlatformInstance, EntityTypeAccessToken, EntityTypeTest, EntityTypeDatahubPolicy, EntityTypeDatahubRole, EntityTypePost, EntityTypeSchemaField, EntityTypeDatahubView, EntityTypeQuery, EntityTypeDataProduct, EntityTypeCustomOwnershipType, EntityTypeDatahubConnection, EntityTypeIncident, EntityTypeRole, EntityTypeDataContract, EntityTypeStructuredProperty, EntityTypeForm, EntityTypeDataType, EntityTypeEntityType, EntityTypeRestricted, EntityTypeOther, EntityTypeBusinessAttribute, EntityTypeVersionSet, EntityTypeApplication, EntityTypeDocument, EntityTypeDatahubPageTemplate, EntityTypeDatahubPageModule, EntityTypeDatahubFile:
 		return true
 	}
 	return false
