@@ -68,7 +68,7 @@ conformance-lagging: build
 
 # Every test but the suite: the reference's tests and the suite's own.
 unit: assets
-	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest|TestURLMode|TestAuditWritesNothing|TestAuditCatchesFaults)$$' ./...
+	$(GO) test -count=1 -skip '^(TestFeatures|TestSelftest|TestURLMode|TestAuditWritesNothing|TestAuditCatchesFaults|TestLeavesNoTrace)$$' ./...
 
 # The suite against the reference behind a proxy that injects one fault at a
 # time (a wrong status, a dropped field, a privilege check skipped, ...): the
@@ -81,7 +81,7 @@ unit: assets
 # database, and catches each fault it claims to.
 selftest: assets
 	@mkdir -p $(REPORTS)
-	$(GO) test -count=1 -v -timeout 30m -run '^(TestSelftest|TestURLMode|TestAuditWritesNothing|TestAuditCatchesFaults)$$' ./selftest/
+	$(GO) test -count=1 -v -timeout 30m -run '^(TestSelftest|TestURLMode|TestAuditWritesNothing|TestAuditCatchesFaults|TestLeavesNoTrace)$$' ./selftest/
 
 test: assets lint check-registry unit selftest conformance conformance-lagging
 
@@ -146,6 +146,8 @@ FUZZ_TARGETS := \
 	./reference/httpapi:FuzzGraphQLRequest \
 	./reference/httpapi:FuzzProposal \
 	./reference/httpapi:FuzzOpenAPIItems \
+	./reference/httpapi:FuzzWriteGate \
+	./reference/httpapi:FuzzEncodeJSON \
 	./reference/graph:FuzzCheckDocument
 
 fuzz:

@@ -23,6 +23,11 @@ Feature: Invitations and signing up
   Unicode's confusables, UTS #39) is refused at sign-up with 400, so that no one signs up
   as "Datahub" and is taken for the root user.
 
+  Making a new invite token cannot be undone: DataHub offers no way to bring the old one
+  back, so the invitations people were given stop working. The scenarios that make one
+  are tagged @irreversible; leave them out (~@irreversible) on a deployment people use.
+  Asking for the invite token where there is none makes one, which stays.
+
   @id:invite-01 @must @smoke
   Scenario: An invite token from someone holding MANAGE_USER_CREDENTIALS lets a new person sign up
     Given Ann holds a personal access token
@@ -87,15 +92,19 @@ Feature: Invitations and signing up
     When with the invite token Carl signs up and is signed in as Carl
     Then with the invite token Dan signs up and is signed in as Dan
 
-  @id:invite-07 @must @core @exclusive
+  @id:invite-07 @must @core @exclusive @irreversible
   Scenario: A new invite token lets a new person sign up
+    Irreversible: the invite token people were given is replaced for good.
+
     Given Ann holds a personal access token
     And Ann is granted MANAGE_USER_CREDENTIALS
     When Ann makes a new invite token
     Then with the invite token Carl signs up and is signed in as Carl
 
-  @id:invite-08 @should @core @exclusive
+  @id:invite-08 @should @core @exclusive @irreversible
   Scenario: A new invite token replaces the one before
+    Irreversible: the invite token people were given is replaced for good.
+
     Given the administrator has asked for the invite token
     And the administrator has made a new invite token
     When Carl signs up with the invite token before the new one
@@ -124,8 +133,10 @@ Feature: Invitations and signing up
     When Ann asks for the invite tokens for the Reader role, for the Editor role and for no role
     Then the three invite tokens differ, and with each a new person signs up
 
-  @id:invite-11 @must @core @exclusive
+  @id:invite-11 @must @core @exclusive @irreversible
   Scenario: A new invite token for a role leaves the invite tokens of no role and of other roles working
+    Irreversible: the Editor role's invite token people were given is replaced for good.
+
     Given Ann holds a personal access token
     And Ann is granted MANAGE_USER_CREDENTIALS
     And the administrator has asked for the invite tokens for no role and for the Reader role
@@ -134,8 +145,10 @@ Feature: Invitations and signing up
     And with the invite token for no role Dan signs up and is signed in as Dan
     And with the invite token for the Reader role Eve signs up and is signed in as Eve
 
-  @id:invite-12 @should @core @exclusive
+  @id:invite-12 @should @core @exclusive @irreversible
   Scenario: A new invite token for a role replaces that role's invite token before
+    Irreversible: the Editor role's invite token people were given is replaced for good.
+
     Given the administrator has asked for the invite token for the Editor role
     And Ann holds a personal access token
     And Ann is granted MANAGE_USER_CREDENTIALS

@@ -47,7 +47,7 @@ func (s *Service) Entity(ctx context.Context, rawURN string) (*Snapshot, error) 
 	if spec == nil {
 		return nil, Errorf(ENOTFOUND, "no entity %s", urn)
 	}
-	aspects, err := s.store.Aspects(ctx, urn)
+	aspects, err := s.store.Aspects(Metered(ctx), urn)
 	if err != nil {
 		return nil, err
 	}

@@ -352,7 +352,7 @@ func (s *Service) ListUsers(ctx context.Context, start, count int, query string)
 		}
 		f.Contains = map[string]string{"username": query}
 	}
-	keys, total, err := s.store.ListAspects(ctx, f)
+	keys, total, err := s.store.ListAspects(Metered(ctx), f)
 	if err != nil {
 		return nil, 0, err
 	}

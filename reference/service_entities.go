@@ -77,7 +77,7 @@ func (s *Service) readAspects(ctx context.Context, urn URN, names []string, with
 	if spec == nil {
 		return nil, nil
 	}
-	stored, err := s.store.Aspects(ctx, urn)
+	stored, err := s.storedAspects(Metered(ctx), urn, names)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +100,26 @@ func (s *Service) readAspects(ctx context.Context, urn URN, names []string, with
 		return nil, err
 	}
 	return append(out, EntityAspect{Name: keyName, Class: spec.className(keyName), Value: v}), nil
+}
+
+// storedAspects reads the aspects of urn named (all when names is nil):
+// only those, so that one aspect of a large entity reads that aspect.
+func (s *Service) storedAspects(ctx context.Context, urn URN, names []string) ([]Aspect, error) {
+	if names == nil {
+		return s.store.Aspects(ctx, urn)
+	}
+	var out []Aspect
+	for _, name := range slices.Compact(slices.Sorted(slices.Values(names))) {
+		a, err := s.store.Aspect(ctx, urn, name)
+		if isNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
 }
 
 // ReadAspect returns one aspect of an entity, as DataHub's Rest.li
@@ -168,13 +188,18 @@ func (s *Service) EntityV2(ctx context.Context, rawURN string, names []string, i
 // so): the caller must be allowed to read every one (or gets nothing), and
 // each is shown as EntityV2 shows it.
 func (s *Service) EntitiesV2(ctx context.Context, rawURNs, names []string, includeKey bool) ([]EntityAspects, error) {
-	urns := make([]URN, len(rawURNs))
-	for i, raw := range rawURNs {
+	// Rest.li's BATCH_GET takes a set of ids: each entity is read once.
+	urns := make([]URN, 0, len(rawURNs))
+	seen := make(map[URN]bool, len(rawURNs))
+	for _, raw := range rawURNs {
 		urn, err := ParseURN(raw)
 		if err != nil {
 			return nil, err
 		}
-		urns[i] = urn
+		if !seen[urn] {
+			seen[urn] = true
+			urns = append(urns, urn)
+		}
 	}
 	if err := checkAspectNames(names); err != nil {
 		return nil, err
@@ -231,6 +256,7 @@ func (s *Service) EntityV3(ctx context.Context, entityType, rawURN string, names
 // caller must be allowed to read every entity asked for (or gets nothing),
 // and an entity with none of the aspects asked for is left out.
 func (s *Service) EntitiesV3(ctx context.Context, entityType string, reqs []EntityRequest) ([]EntityAspects, error) {
+	reqs = foldRequests(reqs)
 	urns := make([]URN, len(reqs))
 	for i, r := range reqs {
 		urn, err := ParseURN(r.URN)
@@ -267,6 +293,33 @@ func (s *Service) EntitiesV3(ctx context.Context, entityType string, reqs []Enti
 	return out, nil
 }
 
+// foldRequests names each entity once, in the order first named, as
+// DataHub's batchGet reads its body into a map by URN
+// (EntityController.toEntityVersionRequest, OpenAPI v3): with the aspects
+// any of its mentions names, or all of them when its first names none. A
+// body naming one entity a thousand times reads it once.
+func foldRequests(reqs []EntityRequest) []EntityRequest {
+	out := make([]EntityRequest, 0, len(reqs))
+	at := make(map[string]int, len(reqs))
+	for _, r := range reqs {
+		i, seen := at[r.URN]
+		if !seen {
+			at[r.URN] = len(out)
+			out = append(out, EntityRequest{URN: r.URN, Aspects: slices.Clip(slices.Clone(r.Aspects))})
+			continue
+		}
+		if len(out[i].Aspects) == 0 {
+			continue // all of them already
+		}
+		for _, a := range r.Aspects {
+			if !slices.Contains(out[i].Aspects, a) {
+				out[i].Aspects = append(out[i].Aspects, a)
+			}
+		}
+	}
+	return out
+}
+
 // IngestProposals writes a batch of proposals whole or not at all, as
 // DataHub's AspectResource.ingestProposalBatch and OpenAPI v3's POST
 // /openapi/v3/entity/{type} do: every proposal is checked (checkProposal),
@@ -292,8 +345,10 @@ func (s *Service) IngestProposals(ctx context.Context, ps []Proposal) error {
 		return err
 	}
 	var urns []URN
+	distinct := make(map[URN]bool, len(checked))
 	for _, c := range checked {
-		if !slices.Contains(urns, c.urn) {
+		if !distinct[c.urn] {
+			distinct[c.urn] = true
 			urns = append(urns, c.urn)
 		}
 	}
@@ -439,12 +494,13 @@ func inProposal(err error, i, n int) error {
 	return Errorf(code, "proposal %d of %d: %s", i+1, n, ErrorMessageOf(err))
 }
 
-// DeleteEntity deletes a dataset or a tag with every aspect it has, as
-// DataHub's OpenAPI v3 DELETE /openapi/v3/entity/{type}/{urn} does (which
-// DataHub's SDK sends for a proposal to delete): the caller needs
-// DELETE_ENTITY on it. Users, policies and tokens are removed by their own
-// operations. Deleting what does not exist changes nothing and succeeds,
-// as in DataHub.
+// DeleteEntity deletes an entity of any type with every aspect it has and
+// its timeseries values, as DataHub's OpenAPI v3 DELETE
+// /openapi/v3/entity/{type}/{urn} does (GenericEntitiesController
+// .deleteEntity, EntityService.deleteUrn; DataHub's SDK sends it for a
+// proposal to delete): the caller needs DELETE_ENTITY on it. Users,
+// policies and tokens are removed by their own operations. Deleting what
+// does not exist changes nothing and succeeds, as in DataHub.
 func (s *Service) DeleteEntity(ctx context.Context, entityType, rawURN string) error {
 	urn, err := ParseURN(rawURN)
 	if err != nil {
@@ -454,8 +510,7 @@ func (s *Service) DeleteEntity(ctx context.Context, entityType, rawURN string) e
 		return err
 	}
 	switch urn.EntityType {
-	case EntityDataset, EntityTag:
-	default:
+	case EntityPolicy, EntityAccessToken, EntityCorpUser:
 		return Errorf(EBADREQUEST, "a %s is not deleted here: %s", urn.EntityType, deletedBy(urn.EntityType))
 	}
 	if _, err := s.require(ctx, urn, PrivDeleteEntity); err != nil {

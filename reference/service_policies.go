@@ -92,7 +92,7 @@ func (s *Service) ListPolicies(ctx context.Context, start, count int, query stri
 	if err != nil {
 		return nil, 0, err
 	}
-	aspects, _, err := s.store.ListAspects(ctx, Filter{EntityType: EntityPolicy, Aspect: AspectPolicyInfo, Search: true})
+	aspects, _, err := s.store.ListAspects(Metered(ctx), Filter{EntityType: EntityPolicy, Aspect: AspectPolicyInfo, Search: true})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -79,7 +79,7 @@ func (s *Service) Tag(ctx context.Context, rawURN string) (*Tag, error) {
 	if urn.EntityType != EntityTag {
 		return nil, Errorf(EBADREQUEST, "%s is not a tag urn", urn)
 	}
-	aspects, err := s.store.Aspects(ctx, urn)
+	aspects, err := s.store.Aspects(Metered(ctx), urn)
 	if err != nil {
 		return nil, err
 	}

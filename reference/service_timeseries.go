@@ -138,7 +138,7 @@ func (s *Service) TimeseriesValues(ctx context.Context, r TimeseriesRequest) (*T
 	if q.Limit == 0 {
 		return res, nil
 	}
-	res.Values, err = s.store.TimeseriesValues(ctx, q)
+	res.Values, err = s.store.TimeseriesValues(Metered(ctx), q)
 	if err != nil {
 		return nil, err
 	}

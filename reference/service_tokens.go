@@ -81,7 +81,7 @@ func (s *Service) checkTokensOwned(ctx context.Context, owner URN) error {
 		return err
 	}
 	f.Count = 0
-	aspects, _, err := s.store.ListAspects(ctx, f)
+	aspects, _, err := s.store.ListAspects(Metered(ctx), f)
 	if err != nil {
 		return err
 	}
@@ -110,6 +110,11 @@ func (s *Service) MintAccessToken(ctx context.Context, in CreateAccessTokenInput
 	}
 	return s.mint(ctx, Actor{URN: target}, target, in)
 }
+
+// maxTokenRecordBytes is about the most a token's record holds as stored
+// JSON: a name of 256 bytes and a description of 2,048, each byte a
+// control character JSON writes in six, its two URNs and dates.
+const maxTokenRecordBytes = 16 << 10
 
 func (s *Service) mint(ctx context.Context, owner Actor, target URN, in CreateAccessTokenInput) (string, AccessTokenInfo, error) {
 	if in.Name == "" {
@@ -232,7 +237,14 @@ func (s *Service) ListAccessTokens(ctx context.Context, in ListAccessTokensInput
 	if err != nil {
 		return nil, 0, err
 	}
-	aspects, total, err := s.store.ListAspects(ctx, Filter{
+	// A token record is bounded (its name and description), so a page's
+	// bytes are known before it is read: held first, so that a request
+	// the bound on bytes in flight cannot serve is refused before the
+	// store does the work (issue 29).
+	if err := Prepay(ctx, count*maxTokenRecordBytes); err != nil {
+		return nil, 0, err
+	}
+	aspects, total, err := s.store.ListAspects(Metered(ctx), Filter{
 		EntityType: EntityAccessToken, Aspect: AspectAccessTokenInfo,
 		Where: in.Filters, Not: in.Exclude, Criteria: in.Criteria, Start: start, Count: count, Search: true, KeepGone: true,
 	})

@@ -137,7 +137,7 @@ func (s *Service) TraceWrites(ctx context.Context, rawTraceID string, aspects ma
 	}
 	out := make(map[string]map[string]TraceStatus, len(urns))
 	for _, urn := range urns {
-		stored, err := s.store.Aspects(ctx, urn)
+		stored, err := s.store.Aspects(Metered(ctx), urn)
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,22 @@ const (
 	dataHubSearchLag     = 4 * time.Second
 )
 
+// SearchLag is how long a write may take to show in the target's search
+// index: the reference's own lag when the harness started it (zero when
+// immediate), else DataHub's default, but never more than a quarter of the
+// propagation window: a target given a short window (an immediate one,
+// such as `catalogd serve` checked with CATALOGSPEC_PROPAGATION_TIMEOUT=5s)
+// is taken at its word, and waits of twice the lag still fit in it.
+func (t *Target) SearchLag() time.Duration {
+	if t.Reference {
+		return t.Lag.Search
+	}
+	if t.Propagation > 0 {
+		return min(dataHubSearchLag, t.Propagation/4)
+	}
+	return dataHubSearchLag
+}
+
 // referenceLag is how the harness starts the reference: zero is immediate.
 type referenceLag struct {
 	PolicyRefresh time.Duration `json:"policy_refresh_ns,omitempty"`

@@ -67,6 +67,9 @@ type Config struct {
 	Format      string
 	ReportsDir  string
 	FailFast    bool
+	// Hold says how the run takes the target (hold.go): the lease of its
+	// lock and how long it waits for another run.
+	Hold HoldOptions
 	// ReadOnly makes the run a read-only audit (catalogspec audit): it
 	// runs only the scenarios tagged @read-only, which write nothing to
 	// the target, with at most a user's token (CATALOGSPEC_TOKEN) and no
@@ -86,6 +89,7 @@ type Config struct {
 
 // ConfigFromEnv reads a run's settings from the environment.
 func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	var err error
 	c := Config{
 		Tags:        strings.TrimSpace(getenv(envTags)),
 		Concurrency: 4,
@@ -148,6 +152,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	default:
 		return c, fmt.Errorf("%s=%q: want 1 or 0", EnvFailFast, v)
 	}
+	if c.Hold, err = holdOptions(getenv); err != nil {
+		return c, err
+	}
 	c.Color = getenv("NO_COLOR") == "" && isTerminal(os.Stdout)
 	return c, nil
 }
@@ -172,6 +179,13 @@ type Steps interface {
 	// Scenarios returns the initializer that wires the hooks and steps
 	// into each scenario of the run.
 	Scenarios(s *Suite) func(*godog.ScenarioContext)
+	// Hold takes the target for the run, after the preflight (hold.go):
+	// it waits for or refuses another run that holds it, and first puts
+	// back what runs that died there left.
+	Hold(ctx context.Context, t *Target, o HoldOptions) (Hold, error)
+	// Cleanup does on demand what Hold does first: it puts back what runs
+	// that died left on the target, and lets the target go.
+	Cleanup(ctx context.Context, t *Target, o HoldOptions) (Tally, error)
 }
 
 // Run checks the target against the features with the step definitions
@@ -239,6 +253,24 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	if err != nil {
 		return stop(err)
 	}
+	hold, err := takeHold(runCtx, cfg, defs, tgt, out)
+	if err != nil {
+		return stop(err)
+	}
+	released := false
+	var tally Tally
+	release := func() {
+		if hold != nil && !released {
+			released = true
+			tally = releaseHold(ctx, hold)
+		}
+	}
+	defer func() {
+		if hold != nil && !released {
+			release()
+			fmt.Fprintf(out, "catalogspec: the run %s\n", tally.Summary())
+		}
+	}()
 	selection := fmt.Sprintf("%d of %d scenarios selected (%s=%q),", len(selected), len(catalog), envTags, cfg.Tags)
 	if cfg.ReadOnly {
 		selection = fmt.Sprintf("read-only audit: %d of the %d scenarios selected (%s=%q) write nothing (%s) and run; the other %d write or need an administrator's token, and are reported as skipped;",
@@ -249,9 +281,14 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 	if b != nil {
 		fmt.Fprintf(out, "catalogspec: the @ui scenarios drive %s (headless)\n", b.path)
 	}
+	if n := irreversibleAmong(selected); n > 0 && !tgt.Reference {
+		fmt.Fprintf(out, "catalogspec: %d of them %s @irreversible: %s a new invite token, which replaces the target's for good; leave them out with %s='~@irreversible'\n",
+			n, plural(n, "is", "are"), plural(n, "it makes", "they make"), envTags)
+	}
 
 	sched := newScheduler(torun, cfg.Concurrency, cfg.Seed, defs.ThrowsSwitch)
 	fmt.Fprintf(out, "catalogspec: in this order: %s\n", sched.describe())
+	lost := stopWhenLost(runCtx, hold, sched)
 	s := &Suite{
 		Target:     tgt,
 		Ctx:        runCtx,
@@ -282,22 +319,129 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		return stop(fmt.Errorf("reports: %w", err))
 	}
 
+	// What the scenarios left goes before the reports are written, so
+	// that a failure to remove it is in the summary's last line.
+	release()
 	end := runEnd{FailFast: cfg.FailFast, ReadOnly: cfg.ReadOnly}
 	if sig := interrupted.Load(); sig != nil {
 		end.Signal = *sig
+	}
+	if end.Signal == "" && lost.Load() {
+		end.Signal = "the loss of its hold on the target"
 	}
 	res := s.Results.finish(selected, end)
 	code := ExitConformant
 	if res.judge(base) {
 		code = ExitFailed
 	}
-	if !writeReports(out, cfg, res, s, elapsed) {
+	ok := writeReports(out, cfg, res, s, elapsed)
+	if hold != nil {
+		fmt.Fprintf(out, "catalogspec: the run %s\n", tally.Summary())
+	}
+	if lost.Load() {
+		fmt.Fprintf(out, "catalogspec: the run lost its hold on the target (%s): its verdict does not count\n", hold.LostWhy())
 		return ExitConfig
 	}
-	if end.Signal != "" {
+	if !ok || end.Signal != "" {
 		return ExitConfig // not everything was judged
 	}
 	return code
+}
+
+// irreversibleAmong counts the selected scenarios tagged @irreversible:
+// what they change on the target cannot be put back.
+func irreversibleAmong(selected []ScenarioInfo) int {
+	n := 0
+	for _, s := range selected {
+		if slices.Contains(s.Tags, "@irreversible") {
+			n++
+		}
+	}
+	return n
+}
+
+// takeHold takes the target for the run (hold.go), unless the run is
+// read-only; nil when it takes none.
+func takeHold(ctx context.Context, cfg Config, defs Steps, tgt *Target, out io.Writer) (Hold, error) {
+	if cfg.ReadOnly {
+		return nil, nil
+	}
+	o := cfg.Hold
+	if o.Lease == 0 {
+		o.Lease = DefaultLease
+	}
+	o.Say = func(line string) { fmt.Fprintf(out, "catalogspec: %s\n", line) }
+	return defs.Hold(ctx, tgt, o)
+}
+
+// releaseHold lets the target go, also when the run was interrupted.
+func releaseHold(ctx context.Context, h Hold) Tally {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Minute)
+	defer cancel()
+	return h.Release(ctx)
+}
+
+// stopWhenLost stops the schedule when the run loses its hold on the
+// target; the flag says it did.
+func stopWhenLost(ctx context.Context, h Hold, sched *Scheduler) *atomic.Bool {
+	lost := new(atomic.Bool)
+	if h == nil {
+		return lost
+	}
+	go func() {
+		select {
+		case <-h.Lost():
+			lost.Store(true)
+			sched.Stop("the run lost its hold on the target: " + h.LostWhy())
+		case <-ctx.Done():
+		}
+	}()
+	return lost
+}
+
+// Cleanup puts back what runs that died left on the target, as the steps
+// defs do it at the start of a run, and says what it did (catalogspec
+// cleanup). Its exit code: 0 when everything was put back, 1 when something
+// could not be, 2 when the target is held by a live run or the
+// configuration is wrong.
+func Cleanup(ctx context.Context, cfg Config, defs Steps) int {
+	out := cfg.Stdout
+	if out == nil {
+		out = os.Stdout
+	}
+	if cfg.Getenv == nil {
+		cfg.Getenv = os.Getenv
+	}
+	stop := func(err error) int {
+		fmt.Fprintf(out, "catalogspec: %v\n", err)
+		return ExitConfig
+	}
+	if cfg.Getenv(EnvGMS) == "" {
+		return stop(fmt.Errorf("cleanup needs a target: set %s, %s and %s as for run", EnvGMS, EnvFrontend, EnvAdmin))
+	}
+	if err := defs.Load(); err != nil {
+		return stop(err)
+	}
+	tgt, err := newTarget(ctx, cfg.Getenv, os.TempDir(), false)
+	if err != nil {
+		return stop(fmt.Errorf("no target: %w", err))
+	}
+	if err := defs.Preflight(ctx, tgt); err != nil {
+		return stop(fmt.Errorf("preflight: %w", err))
+	}
+	o := cfg.Hold
+	if o.Lease == 0 {
+		o.Lease = DefaultLease
+	}
+	o.Say = func(line string) { fmt.Fprintf(out, "catalogspec: %s\n", line) }
+	t, err := defs.Cleanup(ctx, tgt, o)
+	if err != nil {
+		return stop(err)
+	}
+	if !t.Clean() {
+		return ExitFailed
+	}
+	return ExitConformant
 }
 
 // TagReadOnly marks the scenarios that write nothing to the target: the

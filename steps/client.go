@@ -199,6 +199,11 @@ func (w *world) send(c caller, r request) *answer {
 			return &answer{caller: c.name, header: http.Header{}}
 		}
 	}
+	// What the request may make is in the run's journal before it goes.
+	if err := w.traceRequest(r); err != nil {
+		w.addFailure(err.Error())
+		return &answer{caller: c.name, what: "a request not sent", header: http.Header{}}
+	}
 	req := w.http.Request(r.method, "").WithURL(r.url)
 	if u, err := url.Parse(r.url); err == nil {
 		// The request was made against the base URL: send the Host of the
@@ -233,6 +238,7 @@ func (w *world) send(c caller, r request) *answer {
 		a.header = raw.Header
 		a.body = []byte(resp.Body().Raw())
 	}
+	w.noteSessions(r.url, a)
 	return a
 }
 

@@ -18,6 +18,9 @@ type Definitions struct {
 	// says why there is no listing.
 	startingPolicies    map[string]editableView
 	startingPoliciesErr error
+	// trace is the run's hold on the target and its journal there
+	// (journal.go); nil for a run that takes none (read-only).
+	trace *trace
 }
 
 // New returns the suite's step definitions, for a run.
@@ -47,6 +50,23 @@ func (d *Definitions) ThrowsSwitch(step string) bool {
 		}
 	}
 	return false
+}
+
+// Hold takes the target for the run: it waits for or refuses another run
+// that holds it, and first puts back what runs that died there left
+// (journal.go).
+func (d *Definitions) Hold(ctx context.Context, t *runner.Target, o runner.HoldOptions) (runner.Hold, error) {
+	tr := newTrace(t, &d.docs, o)
+	if err := tr.hold(ctx, o); err != nil {
+		return nil, err
+	}
+	d.trace = tr
+	return tr, nil
+}
+
+// Cleanup puts back what runs that died left on the target (journal.go).
+func (d *Definitions) Cleanup(ctx context.Context, t *runner.Target, o runner.HoldOptions) (runner.Tally, error) {
+	return newTrace(t, &d.docs, o).cleanup(ctx, o)
 }
 
 // Scenarios returns the initializer that wires the hooks and steps into

@@ -19,7 +19,10 @@
 //
 // The rest is support, named in layout_test.go: the world a scenario lives
 // in (world.go), the client the steps talk through (client.go), sessions
-// (sessions.go), waiting for a change to show (pending.go). The tests in
+// (sessions.go), waiting for a change to show (pending.go), and leaving no
+// trace on the target: the run's lock and journal there (journal.go), what
+// each scenario records and removes (trace.go), and the administrator's
+// client outside any scenario (target_client.go). The tests in
 // layout_test.go keep the rule: every feature has its file, a feature's
 // file registers only steps its feature uses, and a shared file none that
 // only one feature uses.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -54,6 +55,18 @@ type runState struct {
 type recordingTransport struct{ w *world }
 
 func (t recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	// What the request may make is in the run's journal before it goes
+	// (trace.go), as for the suite's other requests.
+	var body []byte
+	if req.GetBody != nil {
+		if rc, err := req.GetBody(); err == nil {
+			body, _ = io.ReadAll(rc)
+			_ = rc.Close()
+		}
+	}
+	if err := t.w.traceRequest(request{method: req.Method, url: req.URL.String(), body: body}); err != nil {
+		return nil, err
+	}
 	recorder{t.w}.Request(req)
 	start := time.Now()
 	resp, err := http.DefaultTransport.RoundTrip(req)
@@ -115,7 +128,10 @@ func runsIngest(ctx context.Context, name, what, tier string) error {
 		return err
 	}
 	w.records = w.runRecords(what == "datasets")
-	w.recipe = sdkclient.Recipe{Source: "file"}
+	// The pipeline's name holds the scenario's: the run's report (its
+	// ingestion source and execution request) says it, and the suite
+	// removes the report by it (trace.go).
+	w.recipe = sdkclient.Recipe{Source: "file", PipelineName: w.unique("pipeline")}
 	w.run, err = w.ingestRun(c, tier, w.recipe, w.records)
 	return err
 }

@@ -49,6 +49,9 @@ func asksForInvite(ctx context.Context, name, act string) error {
 		return err
 	}
 	create := act == "makes a new invite token"
+	if err := w.invitesSettled(); err != nil {
+		return err
+	}
 	var before string
 	if create {
 		// A refused attempt leaves the invite token as it was.
@@ -81,6 +84,9 @@ func asksForInvite(ctx context.Context, name, act string) error {
 			return err
 		}
 		w.previousInvite, w.invite = w.invite, invite
+		if create {
+			w.settleInvitesAtEnd(invite)
+		}
 	}
 	return w.checkpoint()
 }
@@ -88,6 +94,9 @@ func asksForInvite(ctx context.Context, name, act string) error {
 func adminHasInvite(ctx context.Context, act string) error {
 	w := theWorld(ctx)
 	create := act == "made a new invite token"
+	if err := w.invitesSettled(); err != nil {
+		return err
+	}
 	field := "getInviteToken"
 	if create {
 		field = "createInviteToken"
@@ -97,6 +106,9 @@ func adminHasInvite(ctx context.Context, act string) error {
 		return err
 	}
 	w.previousInvite, w.invite = w.invite, invite
+	if create {
+		w.settleInvitesAtEnd(invite)
+	}
 	return nil
 }
 

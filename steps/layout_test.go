@@ -13,10 +13,11 @@ import (
 
 // supportFiles are the files of the package that hold no steps: the world
 // a scenario lives in, the client the steps talk through, what the runner
-// takes of the steps (definitions.go, preflight.go).
+// takes of the steps (definitions.go, preflight.go), and the run's hold on
+// the target with its journal (journal.go, trace.go, target_client.go).
 var supportFiles = []string{
-	"client", "definitions", "doc", "documents", "native_users", "outcome",
-	"pending", "preflight", "sessions", "steps", "switches", "world",
+	"client", "definitions", "doc", "documents", "journal", "native_users", "outcome",
+	"pending", "preflight", "sessions", "steps", "switches", "target_client", "trace", "world",
 }
 
 // TestEveryFeatureHasItsStepsFile keeps doc.go's rule: steps/x.go holds the

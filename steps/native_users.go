@@ -7,6 +7,10 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // Native users, as DataHub has them (NativeUserService): someone holding
@@ -221,9 +225,132 @@ func (w *world) inviteFrom(a *answer, field string) (string, error) {
 	return out.InviteToken, nil
 }
 
-// currentInvite is the invite token the administrator reads now.
+// currentInvite is the invite token the administrator reads now, once
+// the target keeps one (invitesSettled).
 func (w *world) currentInvite() (string, error) {
+	if err := w.invitesSettled(); err != nil {
+		return "", err
+	}
+	return w.readInvite()
+}
+
+// readInvite is the administrator's getInviteToken.
+func (w *world) readInvite() (string, error) {
 	return w.inviteFrom(w.inviteTokenAs(w.admin(), false), "getInviteToken")
+}
+
+// One invite token at a time. DataHub's InviteTokenService keeps invite
+// tokens as entities it finds through its search index (up to ten, of the
+// role asked for: hasRole false when none is, the suite's case).
+// getInviteToken returns the one it finds; finding none it makes one, and
+// finding more than one it deletes every one it found and makes a new one.
+// createInviteToken makes a new one beside the one before (unless it too
+// finds more than one). So after a createInviteToken, or two first
+// getInviteTokens at once, the target holds two, and the next reader's
+// clean-up withdraws the token another scenario has just read; and while
+// the index lags, every reader cleans up again. The suite keeps it at one:
+// the first scenario of a run that uses an invite token settles the
+// target's (the others wait for it), and a scenario that makes a new one
+// settles them again as it ends (these are @exclusive, run with nothing
+// else running).
+
+// invitePool is whether the target's invite tokens have settled to one,
+// shared by the scenarios of a run.
+type invitePool struct {
+	mu      sync.Mutex
+	settled bool
+	// settling is closed when the scenario settling them is done; nil
+	// when none is.
+	settling chan struct{}
+}
+
+// invitesSettled returns once the target's invite tokens have settled to
+// one in this run, settling them when no scenario has.
+func (w *world) invitesSettled() error {
+	g := &w.suite.invites
+	for {
+		g.mu.Lock()
+		if g.settled {
+			g.mu.Unlock()
+			return nil
+		}
+		if g.settling == nil {
+			done := make(chan struct{})
+			g.settling = done
+			g.mu.Unlock()
+			err := w.settleInvites("")
+			g.mu.Lock()
+			g.settled, g.settling = err == nil, nil
+			g.mu.Unlock()
+			close(done)
+			return err
+		}
+		done := g.settling
+		g.mu.Unlock()
+		w.waitOn(done)
+	}
+}
+
+// settleInvitesAtEnd settles the target's invite tokens again when the
+// scenario ends, after it made a new one (made): DataHub keeps the one
+// before beside it.
+func (w *world) settleInvitesAtEnd(made string) {
+	w.undo("settling the invite tokens to one", func() error {
+		err := w.settleInvites(made)
+		if err != nil {
+			g := &w.suite.invites
+			g.mu.Lock()
+			g.settled = false // the next reader tries again
+			g.mu.Unlock()
+		}
+		return err
+	})
+}
+
+// waitOn waits until done is closed, its slot given to another scenario
+// meanwhile.
+func (w *world) waitOn(done <-chan struct{}) {
+	if w.admitted && w.suite.Sched != nil {
+		w.suite.Sched.Pause()
+		defer w.suite.Sched.Resume()
+	}
+	<-done
+}
+
+// settleInvites reads the invite token until the target keeps one: until a
+// read, made when whatever the read before it wrote has had time to show
+// in the target's search index (twice its search lag), answers the token
+// that read answered (or made: the token the scenario made last, "" for
+// none). Such a read found exactly one token and wrote nothing, and the
+// index held every write: the target holds that one token alone.
+func (w *world) settleInvites(made string) error {
+	pause := max(2*w.suite.Target.SearchLag(), 20*time.Millisecond)
+	deadline := time.Now().Add(w.suite.Target.Propagation)
+	prev := made
+	var seen int
+	for {
+		// The first read of a run needs no pause: what was written before
+		// it shows by the next.
+		if prev != "" {
+			began := time.Now()
+			w.sleep(pause)
+			d := time.Since(began)
+			w.waited += d
+			w.suite.Waits.Add(d)
+		}
+		now, err := w.readInvite()
+		if err != nil {
+			return err
+		}
+		if now == prev {
+			return nil
+		}
+		prev = now
+		if seen++; time.Now().Add(pause).After(deadline) {
+			return w.fail("the invite token did not settle within the propagation window of %s (%s): %d reads of getInviteToken, each %s after the one before, each answered another token",
+				w.suite.Target.Propagation, runner.EnvPropagation, seen, pause)
+		}
+	}
 }
 
 // signUpBody is what p sends to /signUp with the invite token: DataHub's

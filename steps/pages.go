@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,7 +80,18 @@ func (w *world) browserOf(name string) (*runner.Page, error) {
 	}
 	w.pages[name] = p
 	w.current = p
-	w.undo("empty "+name+"'s browser", func() error { p.Release(); return nil })
+	frontend := w.frontend()
+	w.undo("empty "+name+"'s browser", func() error {
+		// A session the browser holds is ended first, as a person signs
+		// out: the frontend keeps no session of the run's.
+		if cs, err := p.Cookies(frontend); err == nil && slices.ContainsFunc(cs, func(c *network.Cookie) bool { return c.Name == sessionCookie && c.Value != "" }) {
+			if err := p.Navigate(frontend + "/logOut"); err == nil {
+				w.suite.trace.count("sessions", 1)
+			}
+		}
+		p.Release()
+		return nil
+	})
 	return p, nil
 }
 

@@ -182,8 +182,9 @@ func (w *world) lookedFor(d *datasetRecord) error {
 type auditState struct {
 	// refusals are the answers of every path to audit-01's credentials.
 	refusals []*answer
-	// lister is who listed what only a manager may list.
-	lister *person
+	// lister is who listed what only a manager may list, and listed what.
+	lister     *person
+	listedWhat string
 }
 
 // auditCaller is someone sending the credentials audit-01 names, "" when
@@ -402,7 +403,7 @@ func listsWhatManagersMay(ctx context.Context, name, what string) error {
 	if err != nil {
 		return err
 	}
-	w.lister = p
+	w.lister, w.listedWhat = p, what
 	doc := w.suite.docs.listAccessTokens
 	if what == "every policy" {
 		doc = w.suite.docs.listPolicies
@@ -433,16 +434,48 @@ func answeredExactlyWhenMeSays(ctx context.Context, ability string) error {
 		return err
 	}
 	if privileges[abilityFields[ability]] {
-		var out *struct {
-			Total *int `json:"total"`
+		// A list of every user's tokens comes from DataHub's search index,
+		// which may still name a token another client has just revoked: the
+		// listing then fails until the index catches up (ListAccessTokens
+		// loads each token it names). Such a failure is listed again within
+		// the propagation window; a refusal is never waited out.
+		listed := func(a *answer) (bool, error) {
+			var out *struct {
+				Total *int `json:"total"`
+			}
+			if err := a.data(field, &out); err != nil {
+				if g, derr := a.decodeGraphQL(); derr == nil && len(g.Errors) > 0 {
+					if e := g.Errors[0]; e.code() == "401" || e.code() == "403" || e.Extensions.Type == "UNAUTHORIZED" {
+						return true, w.fail("`me` says %s may %s, but %s was refused: %q", p.name, ability, a.what, e.Message)
+					}
+				}
+				return false, w.fail("`me` says %s may %s, but %v", p.name, ability, err)
+			}
+			if out == nil || out.Total == nil {
+				return true, w.fail("`me` says %s may %s, but %s answered no list", p.name, ability, a.what)
+			}
+			return true, nil
 		}
-		if err := a.data(field, &out); err != nil {
-			return w.fail("`me` says %s may %s, but %v", p.name, ability, err)
+		var verdict error
+		first := true
+		err := w.eventually(a.what, func() (bool, error) {
+			if !first {
+				if err := listsWhatManagersMay(ctx, p.name, w.listedWhat); err != nil {
+					return true, err
+				}
+				a = w.last
+			}
+			first = false
+			done, err := listed(a)
+			if done {
+				verdict = err
+			}
+			return done, err
+		})
+		if verdict != nil {
+			return verdict
 		}
-		if out == nil || out.Total == nil {
-			return w.fail("`me` says %s may %s, but %s answered no list", p.name, ability, a.what)
-		}
-		return nil
+		return err
 	}
 	e, err := w.graphQLRefusal(a, "a refusal, since `me` says "+p.name+" may not "+ability)
 	if err != nil {

@@ -1,11 +1,13 @@
 package steps
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/catalogspec/catalogspec/runner"
 	"github.com/catalogspec/catalogspec/sdkclient"
@@ -32,7 +34,10 @@ var switchSteps = compileAll(switchOffPattern, switchOnPattern)
 type bootSwitch struct {
 	name   string
 	thrown bool
-	err    error // what throwing it went wrong with
+	// keys are the journal's entries of what throwing it made or changed,
+	// taken out once it is put back.
+	keys []string
+	err  error // what throwing it went wrong with
 	// back puts it back, as w, and returns the wait until that shows: the
 	// window puts every switch back first and then waits for them all, so
 	// that they show at the same refresh.
@@ -65,7 +70,9 @@ func (w *world) throwSwitch(name string, throw func() (back func(*world) (func()
 		return nil
 	}
 	sw.thrown = true
+	w.owner = sw
 	sw.back, sw.err = throw()
+	w.owner = nil
 	if s.Sched != nil {
 		s.Sched.CloseWindowAtEnd()
 	} else {
@@ -108,6 +115,10 @@ func (s *suite) putBack(w *world) error {
 			errs = append(errs, fmt.Errorf("putting back %q after the exclusive scenarios: %w", sw.name, err))
 			continue
 		}
+		if s.trace != nil {
+			s.trace.done(sw.keys...)
+		}
+		sw.keys = nil
 		waits, waitNames = append(waits, wait), append(waitNames, sw.name)
 	}
 	for i, wait := range waits {
@@ -184,6 +195,9 @@ func (w *world) switchOffEveryUserPolicies(what string, privileges ...string) er
 			}
 			off := p.input()
 			off.State = "INACTIVE"
+			if err := w.journalChange(p, off); err != nil {
+				return back, err
+			}
 			if err := w.updatePolicy(p.URN, off); err != nil {
 				return back, w.failed(err)
 			}
@@ -303,6 +317,30 @@ func (w *world) grantEveryUser(privilege string) error {
 		w.waitLater(fmt.Sprintf("every user, %s among them, holding %s", p.name, privilege), func() error {
 			return w.untilEffective(p, privilege, nil)
 		})
+	}
+	return nil
+}
+
+// journalChange records in the run's journal, before the change, that the
+// policy p is about to be set to to: the next run puts it back if this one
+// dies first. The switch being thrown owns the entry.
+func (w *world) journalChange(p policyView, to policyInput) error {
+	tr := w.suite.trace
+	if tr == nil {
+		return nil
+	}
+	before := p.input()
+	e := entry{Kind: kindChange, URN: p.URN, Before: &before, Set: &to}
+	if w.noAuth {
+		e.At = "noauth"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := tr.intend(ctx, e); err != nil {
+		return w.fail("%v", err)
+	}
+	if w.owner != nil {
+		w.owner.keys = append(w.owner.keys, e.key())
 	}
 	return nil
 }

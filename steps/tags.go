@@ -72,6 +72,10 @@ func (w *world) attemptCreateTag(c caller, t *tagRecord) *answer {
 
 // undoTag deletes t at the end of the scenario, if it exists then.
 func (w *world) undoTag(t *tagRecord) {
+	if w.suite.trace != nil {
+		w.removeTagAtEnd(t.urn)
+		return
+	}
 	w.undo("delete the tag "+t.urn, func() error {
 		a := w.deleteTagAs(w.reader(), t)
 		var out *bool
@@ -319,9 +323,10 @@ func createsATagWithoutID(ctx context.Context, name string) error {
 	a := w.graphql(c, w.suite.docs.createTag, map[string]any{"input": map[string]any{"name": t.name, "description": t.description}})
 	a.what = fmt.Sprintf("%s creating a tag without an id", c.name)
 	w.last = a
-	// The URN is known only from the answer; delete what was made.
+	// The URN is known only from the answer; delete what was made (the
+	// journal's cleanup does, when the run keeps one).
 	w.undo("delete the tag made without an id", func() error {
-		if t.urn == "" {
+		if t.urn == "" || w.suite.trace != nil {
 			return nil
 		}
 		a := w.deleteTagAs(w.reader(), t)
@@ -335,6 +340,12 @@ func createsATagWithoutID(ctx context.Context, name string) error {
 	if a.data("createTag", &urn) == nil && urn != nil {
 		t.urn = *urn
 		t.id = strings.TrimPrefix(*urn, "urn:li:tag:")
+		// The target chose the URN: the journal learns it now, with the
+		// name the suite gave the tag, which repair checks before it
+		// deletes the tag.
+		if err := w.traceEntries(entry{Kind: kindTag, URN: t.urn, Name: t.name, At: w.atHere()}); err != nil {
+			return w.fail("%v", err)
+		}
 	}
 	return w.checkpoint()
 }

@@ -26,6 +26,9 @@ type suite struct {
 	// name (switches.go).
 	switchMu sync.Mutex
 	switches map[string]*bootSwitch
+	// invites is whether the target's invite tokens have settled to one
+	// (native_users.go).
+	invites invitePool
 	// steps are the step definitions, compiled once (outcome.go).
 	steps compiledSteps
 }
@@ -93,6 +96,7 @@ type world struct {
 	auditState                    // read_only_audit.go
 	paged            *pagedTokens // token_requests.go
 	shots            int          // screenshots taken of failing steps
+	worldTrace                    // trace.go: what the scenario recorded in the run's journal
 
 	cleanups []cleanup
 }
@@ -184,6 +188,7 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 				fmt.Fprintf(os.Stderr, "catalogspec: %s\n", w.masked(w.windowErr.Error()))
 			}
 		}
+		w.finishTrace(w.windowErr)
 		return ctx, godog.ErrSkip
 	}
 	w.started = time.Now() // the time it waited to start is not its own
@@ -209,6 +214,7 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 			cleanupErr = errors.Join(cleanupErr, w.windowErr)
 		}
 	}
+	w.finishTrace(cleanupErr)
 	o := w.outcome(err, cleanupErr)
 	s.Results.Record(o)
 	if s.FailFast && o.Status == runner.StatusFailed && s.Sched != nil {
@@ -254,6 +260,8 @@ func (s *suite) afterStep(ctx context.Context, _ *godog.Step, _ godog.StepResult
 // cleanUp runs the cleanups in reverse order, all of them, and reports
 // those that failed.
 func (w *world) cleanUp() error {
+	w.cleaning = true
+	defer func() { w.cleaning = false }()
 	var errs []string
 	for i := len(w.cleanups) - 1; i >= 0; i-- {
 		c := w.cleanups[i]

@@ -4,6 +4,7 @@
 //
 //	catalogspec run [flags]    run the suite (exit 0 conformant, 1 not, 2 harness or configuration error)
 //	catalogspec audit [flags]  a read-only audit of a deployment: only what writes nothing, with at most a user's token
+//	catalogspec cleanup [flags] put back what runs of the suite that were killed left on a target
 //	catalogspec list [--json]  the scenarios, with ids, levels and capabilities
 //	catalogspec version        the suite's version and the spec's
 package main
@@ -34,6 +35,8 @@ Usage:
   catalogspec run [flags]     run the suite against a target
   catalogspec audit [flags]   a read-only audit of a deployment: only the checks that
                               write nothing, with at most a user's token
+  catalogspec cleanup [flags] put back what runs of the suite that were killed left
+                              on a target
   catalogspec list [--json]   list the scenarios with their ids, levels and capabilities
   catalogspec version         print the suite's version and the spec's
 
@@ -45,7 +48,41 @@ target; audit writes nothing there. Exit status: 0 conformant, 1 a failure at
 or above the fail-on level (or a stale baseline entry), 2 the harness or its
 configuration is wrong, or the run was interrupted, and nothing was judged.
 
-Run "catalogspec run --help" or "catalogspec audit --help" for the flags.
+A run leaves the target as it found it: it removes what it made and puts back
+what it changed, and records both on the target first, so that the next run, or
+"catalogspec cleanup", puts back what a run that was killed left. One run at a
+time holds a target: another waits (--wait) or refuses with exit 2.
+
+Run "catalogspec run --help", "catalogspec audit --help" or "catalogspec
+cleanup --help" for the flags.
+`
+
+const runHelp = `Usage: catalogspec run [flags]
+
+Runs the suite against the target and leaves it as it found it. Before it
+changes anything, the run takes the target: it makes the tag catalogspec-lock
+there, renewed every third of its lease while it runs. When another run holds
+the target, this one refuses at once with exit 2 and one line naming that run,
+unless --wait gives it time to wait for it. A run that was killed is found
+dead once its lease runs out: the next run (or catalogspec cleanup) puts back
+what it changed and removes what it made, and says so in one line. The
+@irreversible scenarios make a new invite token, which cannot be undone: leave
+them out with --tags '~@irreversible' on a deployment people use.
+
+Flags (each has the environment variable in brackets):
+`
+
+const cleanupHelp = `Usage: catalogspec cleanup [flags]
+
+Puts back what runs of the suite that were killed left on the target: it
+removes what their journals (tags on the target) say they made, and puts back
+what they changed where it is still as they set it; it says what it did in one
+line. A run that is alive is never touched: cleanup refuses with exit 2, or
+waits for it with --wait. Exit status: 0 done (or nothing to do), 1 something
+could not be removed or put back (named), 2 a live run holds the target or the
+configuration is wrong. It needs the target and the admin token, as run does.
+
+Flags (each has the environment variable in brackets):
 `
 
 const auditUsage = `Usage: catalogspec audit --gms-url URL --frontend-url URL [--token-file FILE] [flags]
@@ -87,18 +124,19 @@ type flagSpec struct {
 	file             bool   // the flag names a file holding the variable's value
 	audit            bool   // audit takes it too
 	auditUsage       string // what it means to audit, when that differs
+	cleanup          bool   // cleanup takes it too
 }
 
 // runFlags are the flags of run, and those of audit.
 var runFlags = []flagSpec{
-	{name: "gms-url", env: "CATALOGSPEC_GMS_URL", usage: "base URL of the target's metadata service (GMS); unset: start the reference", audit: true, auditUsage: "base URL of the deployment's metadata service (GMS), required"},
-	{name: "frontend-url", env: "CATALOGSPEC_FRONTEND_URL", usage: "base URL of the target's frontend", audit: true, auditUsage: "base URL of the deployment's frontend, required"},
-	{name: "admin-token-file", env: "CATALOGSPEC_ADMIN_TOKEN", file: true, usage: "file holding the admin's personal access token"},
+	{name: "gms-url", cleanup: true, env: "CATALOGSPEC_GMS_URL", usage: "base URL of the target's metadata service (GMS); unset: start the reference", audit: true, auditUsage: "base URL of the deployment's metadata service (GMS), required"},
+	{name: "frontend-url", cleanup: true, env: "CATALOGSPEC_FRONTEND_URL", usage: "base URL of the target's frontend", audit: true, auditUsage: "base URL of the deployment's frontend, required"},
+	{name: "admin-token-file", cleanup: true, env: "CATALOGSPEC_ADMIN_TOKEN", file: true, usage: "file holding the admin's personal access token"},
 	{name: "token-file", env: "CATALOGSPEC_TOKEN", file: true, audit: true, usage: "file holding a user's personal access token, any user's: the audit's only token, and the read-only scenarios' (default for run: the admin's)"},
 	{name: "expired-token-file", env: "CATALOGSPEC_EXPIRED_TOKEN", file: true, audit: true, usage: "file holding a personal access token of the target that has expired (unset: that check is skipped)"},
 	{name: "revoked-token-file", env: "CATALOGSPEC_REVOKED_TOKEN", file: true, audit: true, usage: "file holding a personal access token of the target that was revoked (unset: that check is skipped)"},
-	{name: "noauth-gms-url", env: "CATALOGSPEC_NOAUTH_GMS_URL", usage: "metadata service of an instance with authentication disabled; unset: those scenarios are skipped"},
-	{name: "noauth-frontend-url", env: "CATALOGSPEC_NOAUTH_FRONTEND_URL", usage: "frontend of that instance"},
+	{name: "noauth-gms-url", cleanup: true, env: "CATALOGSPEC_NOAUTH_GMS_URL", usage: "metadata service of an instance with authentication disabled; unset: those scenarios are skipped"},
+	{name: "noauth-frontend-url", cleanup: true, env: "CATALOGSPEC_NOAUTH_FRONTEND_URL", usage: "frontend of that instance"},
 	{name: "later-gms-url", env: "CATALOGSPEC_LATER_GMS_URL", usage: "metadata service of an instance sharing the data whose clock runs 25 hours ahead"},
 	{name: "later-frontend-url", env: "CATALOGSPEC_LATER_FRONTEND_URL", usage: "frontend of that instance"},
 	{name: "replica-gms-url", env: "CATALOGSPEC_REPLICA_GMS_URL", usage: "metadata service of another instance of the same deployment (same database and clock)"},
@@ -116,6 +154,8 @@ var runFlags = []flagSpec{
 	{name: "catalogd", env: "CATALOGSPEC_CATALOGD", usage: "a built catalogd, for running the reference"},
 	{name: "reference-lag", env: "CATALOGSPEC_REFERENCE_LAG", usage: "start the reference lagging as DataHub does, for conformance testing: datahub (policies refreshed every 120s, lists 4s behind), or <policy refresh>[,<search lag>] such as 3s,1s (default: immediate)"},
 	{name: "browser", env: "CATALOGSPEC_BROWSER", usage: "the Chromium the @ui scenarios drive, headless (default chromium on PATH)"},
+	{name: "wait", env: "CATALOGSPEC_WAIT", cleanup: true, usage: "how long to wait for another run that holds the target, e.g. 10m (default 0: refuse at once, exit 2)"},
+	{name: "lease", env: "CATALOGSPEC_LEASE", cleanup: true, usage: "how long the run's hold on the target lasts unless renewed (every third of it); a run killed is found dead this long after (default 30s)"},
 }
 
 func run(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
@@ -136,28 +176,23 @@ func run(args []string, stdout, stderr io.Writer, getenv func(string) string) in
 		return 0
 	case "list":
 		return list(args[1:], stdout, stderr)
-	case "run":
-		return runSuite(args[1:], false, stdout, stderr, getenv)
-	case "audit":
-		return runSuite(args[1:], true, stdout, stderr, getenv)
+	case "run", "audit", "cleanup":
+		return runSuite(args[0], args[1:], stdout, stderr, getenv)
 	}
 	fmt.Fprintf(stderr, "catalogspec: unknown command %q\n\n%s", args[0], usage)
 	return runner.ExitConfig
 }
 
-// runSuite runs the suite, or with readOnly the read-only audit, with the
-// flags of args over the environment.
-func runSuite(args []string, readOnly bool, stdout, stderr io.Writer, getenv func(string) string) int {
-	name := "run"
-	if readOnly {
-		name = "audit"
-	}
+// runSuite runs the command name (run, audit: the read-only audit, or
+// cleanup) with the flags of args over the environment.
+func runSuite(name string, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	readOnly, cleanup := name == "audit", name == "cleanup"
 	fs := flag.NewFlagSet("catalogspec "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	values := map[string]*string{}
 	var flags []flagSpec
 	for _, f := range runFlags {
-		if readOnly && !f.audit {
+		if readOnly && !f.audit || cleanup && !f.cleanup {
 			continue
 		}
 		flags = append(flags, f)
@@ -173,10 +208,13 @@ func runSuite(args []string, readOnly bool, stdout, stderr io.Writer, getenv fun
 		values[f.name] = fs.String(f.name, "", u)
 	}
 	usage := func(w io.Writer) {
-		if readOnly {
+		switch {
+		case readOnly:
 			fmt.Fprint(w, auditUsage)
-		} else {
-			fmt.Fprintln(w, "Usage: catalogspec run [flags]\n\nFlags (each has the environment variable in brackets):")
+		case cleanup:
+			fmt.Fprint(w, cleanupHelp)
+		default:
+			fmt.Fprint(w, runHelp)
 		}
 		fs.SetOutput(w)
 		fs.PrintDefaults()
@@ -227,6 +265,9 @@ func runSuite(args []string, readOnly bool, stdout, stderr io.Writer, getenv fun
 		return runner.ExitConfig
 	}
 	cfg.Stdout = stdout
+	if cleanup {
+		return runner.Cleanup(context.Background(), cfg, steps.New())
+	}
 	cfg.ReadOnly = readOnly
 	return runner.Run(context.Background(), cfg, steps.New())
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/catalogspec/catalogspec/reference"
 )
 
 // Response budgets. The document limits (limits.go) and DataHub's
@@ -26,6 +28,13 @@ import (
 //   - bytes, as the answer is built: the root fields of a query run one at
 //     a time, each written out as it completes; past the budget nothing more
 //     is run or kept, and the answer is one error naming the limit.
+//   - bytes read, as the fields fetch (issue 29): what the resolvers read
+//     from the store on the caller's behalf counts against the request's
+//     read budget (reference's memory.go), whatever the answer shows of it:
+//     24 pages of 1,000 tokens asking only their total read 333 MB for a
+//     576-byte answer. Past the budget the read stops, and the answer is
+//     one error naming the limit (readBytes). The answer's bytes are held
+//     as the request's too, against the process-wide bound.
 //
 // Mutations are not held to the byte budget (an effect that happened is
 // never answered with "too large"): they select no page of stored records,
@@ -177,9 +186,10 @@ func (c *coster) pageSize(f *ast.Field) int {
 
 // budget is one query's spending of the byte budget.
 type budget struct {
-	mu   sync.Mutex
-	left int
-	over bool
+	mu     sync.Mutex
+	left   int
+	over   bool
+	memory *reference.Memory // the request's account, nil when none
 }
 
 type budgetKey struct{}
@@ -190,13 +200,16 @@ func (e *budgetExtension) InterceptResponse(ctx context.Context, next graphql.Re
 	if op := graphql.GetOperationContext(ctx); op == nil || op.Operation == nil || op.Operation.Operation != ast.Query {
 		return next(ctx)
 	}
-	b := &budget{left: e.maxBytes}
+	b := &budget{left: e.maxBytes, memory: reference.MemoryFromContext(ctx)}
 	resp := next(context.WithValue(ctx, budgetKey{}, b))
 	b.mu.Lock()
 	over := b.over
 	b.mu.Unlock()
 	if over {
 		return &graphql.Response{Errors: gqlerror.List{refusal(fmt.Sprintf("the answer would be larger than %d bytes (limit: responseBytes); ask for smaller pages, or fewer fields", e.maxBytes))}}
+	}
+	if err := b.memory.ReadRefusal(); err != nil {
+		return &graphql.Response{Errors: gqlerror.List{refusal(reference.ErrorMessageOf(err))}}
 	}
 	return resp
 }
@@ -211,7 +224,7 @@ func (e *budgetExtension) InterceptRootField(ctx context.Context, next graphql.R
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.over {
+	if b.over || b.memory.ReadRefusal() != nil {
 		return graphql.Null
 	}
 	m := next(ctx)
@@ -222,6 +235,14 @@ func (e *budgetExtension) InterceptRootField(ctx context.Context, next graphql.R
 		return graphql.Null
 	}
 	b.left -= w.n
+	if w.n > len(w.first) {
+		// What the answer holds is the request's, against the bound on
+		// what the requests in flight hold.
+		if err := b.memory.Hold(int64(w.n)); err != nil {
+			graphql.AddError(ctx, err)
+			return graphql.Null
+		}
+	}
 	return rendered{w}
 }
 

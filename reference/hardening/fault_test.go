@@ -140,15 +140,17 @@ func TestDatabaseFaults(t *testing.T) {
 		// Every operation with authentication off, where the resolver is
 		// the first to reach the database (me is left out: the system
 		// actor's answer needs none), and once naming a user in
-		// X-DataHub-Actor, where finding that user is.
+		// X-DataHub-Actor, where finding that user is. createAccessToken is
+		// not among them: with authentication off it is refused before any
+		// store call (noauth-10); reference/httpapi's
+		// TestEveryResolverReportsAStoreFailure judges its store failure
+		// with authentication on.
 		policy := `{type: PLATFORM, name: "fault", state: ACTIVE, privileges: ["MANAGE_POLICIES"], actors: {users: ["urn:li:corpuser:datahub"], resourceOwners: false, allUsers: false, allGroups: false}}`
 		for _, op := range []struct{ name, doc string }{
 			{"tag", `{ tag(urn: "urn:li:tag:fault-1") { urn name } }`},
 			{"corpUser", `{ corpUser(urn: "urn:li:corpuser:datahub") { urn } }`},
 			{"createTag", `mutation { createTag(input: {id: "fault-down", name: "fault-down"}) }`},
 			{"deleteTag", `mutation { deleteTag(urn: "urn:li:tag:fault-1") }`},
-			// createAccessToken is refused with authentication off before
-			// anything is read (noauth-10), so it is not here.
 			{"listAccessTokens", `{ listAccessTokens(input: {start: 0, count: 10}) { total } }`},
 			{"revokeAccessToken", `mutation { revokeAccessToken(tokenId: "fault") }`},
 			{"getAccessTokenMetadata", `{ getAccessTokenMetadata(token: "` + in.admin + `") { id } }`},

@@ -126,7 +126,7 @@ func send(t *testing.T, req *http.Request) response {
 		return response{body: err.Error(), header: http.Header{}, elapsed: time.Since(began)}
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	return response{status: resp.StatusCode, header: resp.Header, body: string(b), elapsed: time.Since(began)}
 }
 

@@ -33,7 +33,7 @@ func (s *Server) handleEntity(w http.ResponseWriter, r *http.Request) {
 // {"urn": ..., "aspects": [{"<record's full name>": {...}}, ...]}}},
 // "systemMetadata": {...}}. A void action: 200 and no body.
 func (s *Server) handleIngestEntity(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := s.readWrite(w, r, restliSnapshot, "")
 	if !ok {
 		return
 	}

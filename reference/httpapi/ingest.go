@@ -10,7 +10,7 @@ import (
 
 // handleIngestProposal serves POST /aspects?action=ingestProposal.
 func (s *Server) handleIngestProposal(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := s.readWrite(w, r, restliProposal, "")
 	if !ok {
 		return
 	}

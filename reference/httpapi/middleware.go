@@ -32,7 +32,22 @@ func bodyLimit(r *http.Request) int64 {
 		return maxBody
 	}
 	p := strings.TrimPrefix(r.URL.Path, "/api/gms")
-	if p == "/aspects" || p == "/aspects/" || p == "/entities" || strings.HasPrefix(p, "/openapi/v3/entity/") {
+	if strings.HasSuffix(p, "/batchGet") {
+		// A read, whose body names entities: a MiB names 15,000.
+		return maxBody
+	}
+	switch {
+	case p == "/aspects" || p == "/aspects/":
+		// Only what ingests: an action that reads (getTimeseriesAspectValues)
+		// names what it reads in a MiB.
+		if a := r.URL.Query().Get("action"); a == "ingestProposal" || a == "ingestProposalBatch" {
+			return ingestBody
+		}
+	case p == "/entities":
+		if r.URL.Query().Get("action") == "ingest" {
+			return ingestBody
+		}
+	case strings.HasPrefix(p, "/openapi/v3/entity/"):
 		return ingestBody
 	}
 	return maxBody
@@ -47,6 +62,10 @@ func (s *Server) common(next http.Handler) http.Handler {
 		start := time.Now()
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		acc := &access{}
+		// The request's account of the memory it holds (reference's
+		// memory.go), given back when it ends.
+		s.memory.Init(&acc.memory, s.maxReadBytes)
+		defer acc.memory.Close()
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
@@ -71,15 +90,20 @@ func (s *Server) common(next http.Handler) http.Handler {
 			rec.Header().Set("Strict-Transport-Security", hstsHeader)
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, bodyLimit(r))
-		ctx, cancel := context.WithTimeout(context.WithValue(reference.NewContextWithClient(r.Context(), client), accessKey{}, acc), s.requestTimeout)
+		ctx := reference.NewContextWithMemory(reference.NewContextWithClient(r.Context(), client), &acc.memory)
+		ctx, cancel := context.WithTimeout(context.WithValue(ctx, accessKey{}, acc), s.requestTimeout)
 		defer cancel()
 		next.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }
 
 // access is what the access log says of a request besides its line: who
-// made it, once authenticate knows. Never the token.
-type access struct{ actor string }
+// made it, once authenticate knows (never the token); and the request's
+// account of its memory, kept here to cost no allocation of its own.
+type access struct {
+	actor  string
+	memory reference.Memory
+}
 
 type accessKey struct{}
 

@@ -216,7 +216,7 @@ func decodeOpenAPIItems(body []byte, value bool) ([]openAPIItem, error) {
 // entities with the aspects written, 200 (or 202 when async=true, which
 // asks DataHub only to queue the write; the reference writes at once).
 func (s *Server) handleOpenAPIWrite(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := s.readWrite(w, r, openAPIWrite, r.PathValue("entityType"))
 	if !ok {
 		return
 	}

@@ -58,7 +58,7 @@ func requireJSONOrPatch(next http.Handler) http.Handler {
 
 // handleOpenAPIPatch serves PATCH /openapi/v3/entity/{type}?async=.
 func (s *Server) handleOpenAPIPatch(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := s.readWrite(w, r, openAPIWrite, r.PathValue("entityType"))
 	if !ok {
 		return
 	}

@@ -219,7 +219,7 @@ func restliList(values []string) ([]string, error) {
 // not at all. The reference writes at once either way (async asks DataHub
 // only to queue the write). It answers as DataHub does, {"value": "success"}.
 func (s *Server) handleIngestProposalBatch(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r)
+	body, ok := s.readWrite(w, r, restliBatch, "")
 	if !ok {
 		return
 	}

@@ -94,19 +94,24 @@ func TestDecodeOpenAPIItems(t *testing.T) {
 }
 
 // TestBodyLimit: DataHub's 16,000,000 bytes for what ingests, on either
-// tier; a MiB for everything else.
+// tier; a MiB for everything else, a batchGet's list of names and the
+// actions that read or delete included.
 func TestBodyLimit(t *testing.T) {
 	for _, tc := range []struct {
 		method, path string
 		want         int64
 	}{
-		{"POST", "/aspects", ingestBody},
-		{"POST", "/aspects/", ingestBody},
-		{"POST", "/api/gms/aspects", ingestBody},
+		{"POST", "/aspects?action=ingestProposal", ingestBody},
+		{"POST", "/aspects/?action=ingestProposalBatch", ingestBody},
+		{"POST", "/api/gms/aspects?action=ingestProposalBatch", ingestBody},
+		{"POST", "/aspects?action=getTimeseriesAspectValues", maxBody},
 		{"POST", "/openapi/v3/entity/dataset", ingestBody},
 		{"POST", "/api/gms/openapi/v3/entity/dataset", ingestBody},
-		{"POST", "/entities", ingestBody},
-		{"POST", "/api/gms/entities", ingestBody},
+		{"POST", "/openapi/v3/entity/dataset/batchGet", maxBody},
+		{"POST", "/api/gms/openapi/v3/entity/tag/batchGet", maxBody},
+		{"POST", "/entities?action=ingest", ingestBody},
+		{"POST", "/api/gms/entities?action=ingest", ingestBody},
+		{"POST", "/entities?action=delete", maxBody},
 		{"POST", "/openapi/v1/trace/write/x", maxBody},
 		{"POST", "/entities/x", maxBody},
 		{"POST", "/api/graphql", maxBody},

@@ -2,7 +2,7 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -32,7 +32,26 @@ type Server struct {
 	// forwarding headers are believed (client.go).
 	publicHTTPS bool
 	trusted     []netip.Prefix
+	// memory bounds the bytes the requests in flight hold, maxReadBytes
+	// what one reads from the store (reference's memory.go).
+	memory       *reference.MemoryPool
+	maxReadBytes int64
 }
+
+// SetMemoryLimits sets the process-wide bound on the bytes the requests in
+// flight hold and each request's read budget (CATALOGD_MAX_BYTES_IN_FLIGHT
+// and CATALOGD_MAX_READ_BYTES); zero keeps a default.
+func (s *Server) SetMemoryLimits(inFlight, readBytes int64) {
+	if inFlight > 0 {
+		s.memory = reference.NewMemoryPool(inFlight)
+	}
+	if readBytes > 0 {
+		s.maxReadBytes = readBytes
+	}
+}
+
+// Memory is the process-wide bound on the bytes requests hold.
+func (s *Server) Memory() *reference.MemoryPool { return s.memory }
 
 // Pages are the browser pages (reference/web): sign-in and the settings
 // pages on the frontend, GraphiQL on both tiers, and their assets.
@@ -70,7 +89,8 @@ func (s *Server) SetRequestTimeout(d time.Duration) {
 // NewServer returns a Server. graphql is the GraphQL handler (reference/graph),
 // ping checks the database for /health.
 func NewServer(svc *reference.Service, graphql http.Handler, ping func(context.Context) error, version string, logger *slog.Logger) *Server {
-	return &Server{svc: svc, graphql: graphql, ping: ping, logger: logger, version: version, requestTimeout: DefaultRequestTimeout, accessLevel: slog.LevelInfo}
+	return &Server{svc: svc, graphql: graphql, ping: ping, logger: logger, version: version, requestTimeout: DefaultRequestTimeout, accessLevel: slog.LevelInfo,
+		memory: reference.NewMemoryPool(reference.DefaultMaxBytesInFlight), maxReadBytes: reference.DefaultMaxReadBytes}
 }
 
 // maxPathShown bounds the request path an error body repeats.
@@ -88,7 +108,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_ = encodeJSON(w, v) // stream.go: written as it is encoded
 }
 
 func writeProblem(w http.ResponseWriter, r *http.Request, status int, message string) {
@@ -105,6 +125,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	case reference.EINTERNAL:
 		s.logger.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	case reference.EUNAVAILABLE:
+		if errors.Is(err, reference.ErrBusy) {
+			s.logger.InfoContext(r.Context(), "request refused: the requests in flight hold as much memory as they may", "method", r.Method, "path", r.URL.Path)
+			break
+		}
 		s.logger.WarnContext(r.Context(), "request refused: database unavailable", "method", r.Method, "path", r.URL.Path, "error", err)
 	}
 	if ra := reference.RetryAfterOf(err); ra != "" {

@@ -43,7 +43,14 @@ func (db *DB) Aspects(ctx context.Context, urn reference.URN) ([]reference.Aspec
 	if err != nil {
 		return nil, translate(err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reference.Aspect, error) { return scanAspect(r) })
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (reference.Aspect, error) {
+		a, err := scanAspect(r)
+		if err == nil {
+			// A read the caller asked for stops at its read budget.
+			err = reference.ChargeRead(ctx, reference.AspectBytes(a))
+		}
+		return a, err
+	})
 	return out, translate(err)
 }
 
@@ -53,6 +60,9 @@ func (db *DB) Aspect(ctx context.Context, urn reference.URN, name string) (refer
 	defer cancel()
 	row := db.pool.QueryRow(ctx, `SELECT `+aspectColumns+` FROM aspects WHERE urn = $1 AND aspect = $2`, urn.String(), name)
 	a, err := scanAspect(row)
+	if err == nil {
+		err = reference.ChargeRead(ctx, reference.AspectBytes(a))
+	}
 	return a, translate(err)
 }
 
@@ -98,12 +108,12 @@ func (db *DB) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect
 		return translate(err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if len(keys) > 0 {
+	for _, keys := range statementChunks(keys) {
 		if _, err := tx.Exec(ctx, insertAspects+` ON CONFLICT (urn, aspect) DO NOTHING`, aspectArrays(keys)...); err != nil {
 			return translate(err)
 		}
 	}
-	if len(upserts) > 0 {
+	for _, upserts := range statementChunks(upserts) {
 		if _, err := tx.Exec(ctx, insertAspects+`
 		ON CONFLICT (urn, aspect) DO UPDATE SET value = EXCLUDED.value, created_at = EXCLUDED.created_at, created_by = EXCLUDED.created_by, trace_id = EXCLUDED.trace_id`,
 			aspectArrays(upserts)...); err != nil {
@@ -116,6 +126,28 @@ func (db *DB) WriteAspects(ctx context.Context, upserts, keys []reference.Aspect
 		}
 	}
 	return translate(tx.Commit(ctx))
+}
+
+// statementBytes bounds the values one statement of a write carries: pgx
+// builds a statement's whole message in memory, growing its buffers by
+// doubling, so that one statement of 15 MB of values allocated some 120 MB
+// (issue 29); the statements of a write share its transaction.
+const statementBytes = 1 << 20
+
+// statementChunks splits aspects into runs of at most statementBytes of
+// values, each of one aspect at least.
+func statementChunks(as []reference.Aspect) [][]reference.Aspect {
+	var out [][]reference.Aspect
+	for len(as) > 0 {
+		n, size := 0, 0
+		for n < len(as) && (n == 0 || size+len(as[n].Value) <= statementBytes) {
+			size += len(as[n].Value)
+			n++
+		}
+		out = append(out, as[:n])
+		as = as[n:]
+	}
+	return out
 }
 
 // UpsertAspect writes an aspect, replacing one of the same name.
@@ -215,6 +247,9 @@ func (db *DB) ListAspects(ctx context.Context, f reference.Filter) ([]reference.
 	)
 	for rows.Next() {
 		a, err := scanAspect(rows, &total)
+		if err == nil {
+			err = reference.ChargeRead(ctx, reference.AspectBytes(a))
+		}
 		if err != nil {
 			return nil, 0, translate(err)
 		}

@@ -45,6 +45,18 @@ const (
 	// maxEntities and maxLists bound the cache; past them it starts over.
 	maxEntities = 200_000
 	maxLists    = 256
+	// What the cache holds is bounded by bytes too (issue 29: one user's
+	// 24 listings of 1,000 large tokens once kept 333 MB here): entities
+	// up to maxEntityBytes in all, each up to maxEntityEntry; listings up
+	// to maxListBytes in all, each up to maxListEntry, and the listings
+	// one caller read up to maxListShare of them, so that no caller can
+	// fill the cache, nor push out what others read. What is larger than
+	// an entry may be is read from the database each time.
+	maxEntityBytes = 64 << 20
+	maxEntityEntry = 4 << 20
+	maxListBytes   = 16 << 20
+	maxListEntry   = 1 << 20
+	maxListShare   = maxListBytes / 8
 )
 
 // Cache is a Store that keeps, in memory, the users, access tokens and
@@ -84,10 +96,14 @@ type Cache struct {
 	versions map[string]uint64
 	entities map[string][]reference.Aspect    // by URN; an empty slice: no such entity
 	lists    map[string]map[string]cachedList // by entity type, then by filter
-	ready    chan struct{}                    // closed when first sure
-	stop     context.CancelFunc
-	done     chan struct{}
-	now      func() time.Time
+	// entityBytes and listBytes are what entities and lists hold, and
+	// ownerBytes what the listings each caller read hold.
+	entityBytes, listBytes int64
+	ownerBytes             map[string]int64
+	ready                  chan struct{} // closed when first sure
+	stop                   context.CancelFunc
+	done                   chan struct{}
+	now                    func() time.Time
 	// onRead, for tests, runs between a read from the database and the
 	// decision to keep it: where an invalidation can race with the read.
 	onRead func()
@@ -102,6 +118,17 @@ func (c *Cache) afterRead() {
 type cachedList struct {
 	aspects []reference.Aspect
 	total   int
+	bytes   int64
+	owner   string // the caller who read it
+}
+
+// aspectsBytes is what aspects hold, as the cache counts it.
+func aspectsBytes(as []reference.Aspect) int64 {
+	n := int64(64)
+	for _, a := range as {
+		n += int64(reference.AspectBytes(a))
+	}
+	return n
 }
 
 // NewCache starts listening for changes on the database at url (the one db
@@ -111,13 +138,14 @@ func NewCache(db *DB, url string, logger *slog.Logger) *Cache {
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Cache{
 		DB: db, url: url, logger: logger,
-		versions: map[string]uint64{},
-		entities: map[string][]reference.Aspect{},
-		lists:    map[string]map[string]cachedList{},
-		ready:    make(chan struct{}),
-		stop:     cancel,
-		done:     make(chan struct{}),
-		now:      time.Now,
+		versions:   map[string]uint64{},
+		entities:   map[string][]reference.Aspect{},
+		lists:      map[string]map[string]cachedList{},
+		ownerBytes: map[string]int64{},
+		ready:      make(chan struct{}),
+		stop:       cancel,
+		done:       make(chan struct{}),
+		now:        time.Now,
 	}
 	go c.listen(ctx)
 	return c
@@ -163,11 +191,14 @@ func (c *Cache) Aspects(ctx context.Context, urn reference.URN) ([]reference.Asp
 	}
 	c.afterRead()
 	c.mu.Lock()
-	if epoch == c.epoch && gen == c.stripes[i] && c.trusted() {
-		if len(c.entities) >= maxEntities {
+	if size := aspectsBytes(as); epoch == c.epoch && gen == c.stripes[i] && c.trusted() && size <= maxEntityEntry {
+		if len(c.entities) >= maxEntities || c.entityBytes+size > maxEntityBytes {
 			clear(c.entities)
+			c.entityBytes = 0
 		}
+		c.dropEntityLocked(key)
 		c.entities[key] = slices.Clip(slices.Clone(as))
+		c.entityBytes += size
 	}
 	c.mu.Unlock()
 	return as, nil
@@ -210,15 +241,88 @@ func (c *Cache) ListAspects(ctx context.Context, f reference.Filter) ([]referenc
 	c.afterRead()
 	c.mu.Lock()
 	if epoch == c.epoch && version == c.versions[f.EntityType] && c.trusted() {
-		byFilter := c.lists[f.EntityType]
-		if byFilter == nil || len(byFilter) >= maxLists {
-			byFilter = map[string]cachedList{}
-			c.lists[f.EntityType] = byFilter
+		owner := ""
+		if a, ok := reference.ActorFromContext(ctx); ok {
+			owner = a.URN.String()
 		}
-		byFilter[key] = cachedList{aspects: slices.Clip(slices.Clone(as)), total: total}
+		c.keepListLocked(f.EntityType, key, cachedList{aspects: slices.Clip(slices.Clone(as)), total: total, bytes: aspectsBytes(as), owner: owner})
 	}
 	c.mu.Unlock()
 	return as, total, nil
+}
+
+// keepListLocked keeps a listing within the bounds: not at all when it is
+// larger than an entry may be; in place of the older listings of the same
+// caller when theirs would hold more than their share; and in a cache
+// started over when all would hold more than they may.
+func (c *Cache) keepListLocked(entityType, key string, l cachedList) {
+	if l.bytes > maxListEntry {
+		return
+	}
+	if old, ok := c.lists[entityType][key]; ok {
+		c.dropListLocked(entityType, key, old)
+	}
+	if c.ownerBytes[l.owner]+l.bytes > maxListShare {
+		for t, byFilter := range c.lists {
+			for k, old := range byFilter {
+				if old.owner == l.owner {
+					c.dropListLocked(t, k, old)
+				}
+			}
+		}
+	}
+	byFilter := c.lists[entityType]
+	if c.listBytes+l.bytes > maxListBytes || len(byFilter) >= maxLists {
+		c.clearListsLocked()
+		byFilter = nil
+	}
+	if byFilter == nil {
+		byFilter = map[string]cachedList{}
+		c.lists[entityType] = byFilter
+	}
+	byFilter[key] = l
+	c.listBytes += l.bytes
+	c.ownerBytes[l.owner] += l.bytes
+}
+
+func (c *Cache) dropListLocked(entityType, key string, l cachedList) {
+	delete(c.lists[entityType], key)
+	c.listBytes -= l.bytes
+	if c.ownerBytes[l.owner] -= l.bytes; c.ownerBytes[l.owner] <= 0 {
+		delete(c.ownerBytes, l.owner)
+	}
+}
+
+// dropListsLocked forgets every listing of entityType.
+func (c *Cache) dropListsLocked(entityType string) {
+	for k, l := range c.lists[entityType] {
+		c.dropListLocked(entityType, k, l)
+	}
+	delete(c.lists, entityType)
+}
+
+func (c *Cache) clearListsLocked() {
+	clear(c.lists)
+	clear(c.ownerBytes)
+	c.listBytes = 0
+}
+
+func (c *Cache) dropEntityLocked(urn string) {
+	if as, ok := c.entities[urn]; ok {
+		c.entityBytes -= aspectsBytes(as)
+		delete(c.entities, urn)
+	}
+}
+
+// CachedBytes says what the cache holds: its entities' bytes, its
+// listings', and the most the listings of any one caller hold.
+func (c *Cache) CachedBytes() (entities, lists, mostByOneCaller int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range c.ownerBytes {
+		mostByOneCaller = max(mostByOneCaller, n)
+	}
+	return c.entityBytes, c.listBytes, mostByOneCaller
 }
 
 // stripe is urn's index in Cache.stripes (FNV-1a).
@@ -360,8 +464,8 @@ func (c *Cache) invalidate(urn reference.URN) {
 }
 
 func (c *Cache) invalidateLocked(entityType, urn string) {
-	delete(c.entities, urn)
-	delete(c.lists, entityType)
+	c.dropEntityLocked(urn)
+	c.dropListsLocked(entityType)
 	c.versions[entityType]++
 	c.stripes[stripe(urn)]++
 }
@@ -376,7 +480,8 @@ func (c *Cache) distrust() {
 
 func (c *Cache) forgetLocked() {
 	clear(c.entities)
-	clear(c.lists)
+	c.entityBytes = 0
+	c.clearListsLocked()
 	for t := range cachedTypes {
 		c.versions[t]++
 	}

@@ -480,3 +480,40 @@ func TestPatchOfAUsersStatusIsJudgedAsItsUpsert(t *testing.T) {
 		t.Errorf("the root suspending by a patch: %v", err)
 	}
 }
+
+// OpenAPI v3's DELETE /openapi/v3/entity/{type}/{urn} deletes any entity
+// of the registry, as DataHub's GenericEntitiesController.deleteEntity does
+// (EntityService.deleteUrn), its timeseries values with it; the policies,
+// the tokens and the users have their own operations.
+func TestDeleteEntityAnyType(t *testing.T) {
+	f := newFixture(t)
+	c := reference.URN{EntityType: "container", ID: "catalogspec-container-" + uuid.NewString()}
+	f.ingest(t, c, "containerProperties", `{"name":"c","customProperties":{}}`)
+	job := reference.URN{EntityType: "dataJob", ID: "(urn:li:dataFlow:(datahub," + uuid.NewString() + ",prod),load)"}
+	f.ingest(t, job, "datahubIngestionCheckpoint", `{"timestampMillis":5,"pipelineName":"p","platformInstanceId":"","config":"","state":{"formatVersion":"1.0","serde":"base85"},"runId":"r"}`)
+	u := f.user(t)
+	if err := f.svc.DeleteEntity(as(u), "container", c.String()); reference.ErrorCodeOf(err) != reference.EUNAUTHORIZED {
+		t.Errorf("without DELETE_ENTITY: %v", err)
+	}
+	for _, urn := range []reference.URN{c, job} {
+		if err := f.svc.DeleteEntity(root, urn.EntityType, urn.String()); err != nil {
+			t.Errorf("deleting %s: %v", urn, err)
+		}
+		if as, err := testDB.Aspects(root, urn); err != nil || len(as) != 0 {
+			t.Errorf("%s after its deletion: %v, %v", urn, as, err)
+		}
+		if n, err := testDB.CountTimeseries(root, urn); err != nil || n != 0 {
+			t.Errorf("%s's timeseries after its deletion: %d, %v", urn, n, err)
+		}
+	}
+	for _, urn := range []string{"urn:li:dataHubPolicy:0", "urn:li:dataHubAccessToken:x", u.String(), reference.RootUser.String()} {
+		if err := f.svc.DeleteEntity(root, entityOf(urn), urn); reference.ErrorCodeOf(err) != reference.EBADREQUEST {
+			t.Errorf("deleting %s through the entity path: %v, want BAD_REQUEST", urn, err)
+		}
+	}
+}
+
+func entityOf(urn string) string {
+	u, _ := reference.ParseURN(urn)
+	return u.EntityType
+}

@@ -36,3 +36,23 @@ func SetURL(c *Cache, url string) {
 
 // MigrateLock is the advisory lock Migrate takes, as SQL.
 var MigrateLock = strconv.FormatInt(migrateLock, 10)
+
+// LockFree says whether c's lock is free: taken and given back at once at
+// some moment within tries attempts a millisecond apart (a healthy lock is
+// held for microseconds at a time). A lock a path left held never is; it
+// is then released here, so that the test can end (Close waits for the
+// listener, which would wait for the lock).
+func LockFree(c *Cache, tries int) bool {
+	for range tries {
+		if c.mu.TryLock() {
+			c.mu.Unlock()
+			return true
+		}
+		time.Sleep(time.Millisecond)
+	}
+	c.mu.Unlock()
+	return false
+}
+
+// Acquired is how many of db's connections are taken now.
+func Acquired(db *DB) int32 { return db.pool.Stat().AcquiredConns() }

@@ -90,7 +90,8 @@ func (db *DB) TimeseriesValues(ctx context.Context, q reference.TimeseriesQuery)
 			return v, fmt.Errorf("stored urn %q: %w", urn, err)
 		}
 		v.URN, v.Value = u, json.RawMessage(raw)
-		return v, nil
+		// A read the caller asked for stops at its read budget.
+		return v, reference.ChargeRead(ctx, len(raw)+len(urn)+len(v.Name)+len(v.Partition)+len(v.CreatedBy)+64)
 	})
 	return out, translate(err)
 }

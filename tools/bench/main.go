@@ -33,6 +33,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -53,6 +54,10 @@ type options struct {
 	bare                  bool // internal: serve the bare handler (startBare)
 	cacheOff              bool
 	suite                 bool   // time the suite's runs too
+	load                  bool   // the load runs: throughput, flatness, propagation
+	memory                bool   // the worst requests' memory, alone and twenty at once
+	memoryTwenty          bool   // with memory: twenty at once too
+	memoryMixed           bool   // with memory: only twenty of each kind at once, together
 	suiteLag              string // CATALOGSPEC_REFERENCE_LAG of the lagging run
 }
 
@@ -70,6 +75,10 @@ func main() {
 	flag.BoolVar(&o.cacheOff, "no-cache", false, "run catalogd with CATALOGD_CACHE=false, to compare")
 	flag.BoolVar(&o.bare, "serve-bare", false, "")
 	flag.BoolVar(&o.suite, "suite", true, "first time the suite: the whole of it and its must-level scenarios against the reference, and the must-level ones against the reference lagging as DataHub does (-suite-lag)")
+	flag.BoolVar(&o.load, "load", true, "the load runs: me and createTag beside a bare handler, flatness with many tokens and policies, propagation across replicas")
+	flag.BoolVar(&o.memory, "memory", true, "the memory runs (issue 29): the worst request of each kind alone on a catalogd of its own, and twenty at once with a bystander asking me meanwhile; peak resident memory from /proc")
+	flag.BoolVar(&o.memoryTwenty, "memory-twenty", true, "with -memory: twenty of each at once too")
+	flag.BoolVar(&o.memoryMixed, "memory-mixed-only", false, "with -memory: only the run of twenty of each kind at once, together")
 	flag.StringVar(&o.suiteLag, "suite-lag", "datahub", "how the reference lags in the lagging run (CATALOGSPEC_REFERENCE_LAG): datahub is a policy refresh every 120s and lists 4s behind")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./tools/bench [flags]\n\nLoad test of the reference catalogd beside a bare net/http handler (make bench).\nPostgreSQL as for the suite: DATABASE_URL, a container, or local binaries.\nCATALOGSPEC_CATALOGD names a built catalogd; unset, it is built.\n\n")
@@ -173,29 +182,81 @@ func run(ctx context.Context, o options) error {
 	defer db.Close(context.Background())
 	fmt.Printf("PostgreSQL: %s\n", db.Source)
 
+	var rows []row
+	if o.load {
+		if rows, err = loadBench(ctx, o, bin, self, db); err != nil {
+			return err
+		}
+	}
+	var memRows []row
+	if o.memory {
+		if memRows, err = memoryBench(ctx, bin, db, o.memoryTwenty || o.memoryMixed, o.memoryMixed); err != nil {
+			return err
+		}
+	}
+
+	fmt.Printf("\n## catalogd benchmark, %s\n\n", time.Now().Format("2006-01-02"))
+	durability := "durable: fsync and synchronous_commit on"
+	if os.Getenv("DATABASE_URL") != "" {
+		durability = "DATABASE_URL, as configured there"
+	}
+	fmt.Printf("Machine: %d cores (GOMAXPROCS %d), %s/%s, %s; PostgreSQL from %s (%s), on the same machine; catalogd cache %s.\n",
+		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), db.Source, durability, map[bool]string{true: "off", false: "on"}[o.cacheOff])
+	fmt.Printf("Command: `go run ./tools/bench %s` (make bench: BENCH_ARGS); whole run %s.\n\n", strings.Join(os.Args[1:], " "), time.Since(started).Round(time.Second))
+	if len(rows) > 0 {
+		fmt.Println("| measure | result | goal |")
+		fmt.Println("|---|---|---|")
+		for _, r := range rows {
+			fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
+		}
+	}
+	if len(memRows) > 0 {
+		fmt.Println("\nThe worst requests, alone on a catalogd of their own and twenty at once (peak resident memory; the bystander asks `me` meanwhile):")
+		fmt.Println()
+		fmt.Println("| request | answers, peak memory | goal |")
+		fmt.Println("|---|---|---|")
+		for _, r := range memRows {
+			fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
+		}
+	}
+	if len(suiteRows) > 0 {
+		fmt.Println("\nThe suite's runs (each starts its own reference and database):")
+		fmt.Println()
+		fmt.Println("| run | result | what bounds it |")
+		fmt.Println("|---|---|---|")
+		for _, r := range suiteRows {
+			fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
+		}
+	}
+	return nil
+}
+
+// loadBench runs the load runs: throughput beside the bare handler,
+// flatness, propagation across two replicas.
+func loadBench(ctx context.Context, o options, bin, self string, db *pgprovider.Database) ([]row, error) {
 	replica := catalogdtest.Options{Binary: bin, DatabaseURL: db.URL, Env: []string{"METADATA_SERVICE_AUTH_ENABLED=true"}}
 	if o.cacheOff {
 		replica.Env = append(replica.Env, "CATALOGD_CACHE=false")
 	}
 	a, err := catalogdtest.Start(ctx, replica)
 	if err != nil {
-		return fmt.Errorf("replica A: %w", err)
+		return nil, fmt.Errorf("replica A: %w", err)
 	}
 	defer a.Stop()
 	b, err := catalogdtest.Start(ctx, replica)
 	if err != nil {
-		return fmt.Errorf("replica B: %w", err)
+		return nil, fmt.Errorf("replica B: %w", err)
 	}
 	defer b.Stop()
 	bare, stopBare, err := startBare(ctx, self)
 	if err != nil {
-		return fmt.Errorf("the bare handler: %w", err)
+		return nil, fmt.Errorf("the bare handler: %w", err)
 	}
 	defer stopBare()
 
 	admin, err := a.Token(ctx, catalogdtest.Root, "bench", "NO_EXPIRY")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cl := &client{http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 
@@ -216,11 +277,11 @@ func run(ctx context.Context, o options) error {
 	// Throughput: the bare handler and catalogd in the same run.
 	rBare, err := load("bare net/http handler", bare+"/api/graphql", "", fixed, []byte(`"username":"datahub"`))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rMe, err := load("catalogd me with a personal access token", a.GMS+"/api/graphql", admin, fixed, meOK)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	prefix := fmt.Sprintf("bench-%d-", time.Now().UnixNano())
 	createTag := func(i int64) []byte {
@@ -228,7 +289,7 @@ func run(ctx context.Context, o options) error {
 	}
 	rTag, err := load("catalogd createTag with unique ids", a.GMS+"/api/graphql", admin, createTag, []byte(`"createTag":"urn:li:tag:`))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rows = append(rows,
 		row{"bare net/http handler", rBare.String(), ""},
@@ -249,20 +310,20 @@ func run(ctx context.Context, o options) error {
 		return r, err
 	}
 	if err := fillTokens(ctx, cl, a.GMS, admin, o.tokensFew, o.fillers); err != nil {
-		return err
+		return nil, err
 	}
 	rFew, err := flat(fmt.Sprintf("`me` with %d stored tokens", o.tokensFew))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t := time.Now()
 	if err := fillTokens(ctx, cl, a.GMS, admin, o.tokensMany, o.fillers); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Printf("      (filled to %d tokens in %s)\n", o.tokensMany, time.Since(t).Round(time.Second))
 	rMany, err := flat(fmt.Sprintf("`me` with %d stored tokens", o.tokensMany))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rows = append(rows,
 		row{fmt.Sprintf("`me`, %d tokens stored", o.tokensFew), rFew.String(), ""},
@@ -273,20 +334,20 @@ func run(ctx context.Context, o options) error {
 	// Flatness: policies. The caller is named by the boot policy and by a
 	// handful more; the rest name other users.
 	if err := fillPolicies(ctx, cl, a.GMS, admin, o.policiesFew, o.fillers); err != nil {
-		return err
+		return nil, err
 	}
 	pFew, err := flat(fmt.Sprintf("`me` with %d active policies", o.policiesFew))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	t = time.Now()
 	if err := fillPolicies(ctx, cl, a.GMS, admin, o.policiesMany, o.fillers); err != nil {
-		return err
+		return nil, err
 	}
 	fmt.Printf("      (filled to %d policies in %s)\n", o.policiesMany, time.Since(t).Round(time.Second))
 	pMany, err := flat(fmt.Sprintf("`me` with %d active policies", o.policiesMany))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	rows = append(rows,
 		row{fmt.Sprintf("`me`, %d active policies", o.policiesFew), pFew.String(), ""},
@@ -298,35 +359,12 @@ func run(ctx context.Context, o options) error {
 	fmt.Printf("propagation: %d tokens revoked through A, each timed until B refuses it ...\n", o.revocations)
 	lat, err := propagation(ctx, cl, a.GMS, b.GMS, admin, o.revocations)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	slices.Sort(lat)
 	rows = append(rows, row{fmt.Sprintf("revoked on A → refused on B (%d runs)", len(lat)),
 		fmt.Sprintf("p50 %s, p99 %s, max %s", ms(pct(lat, 50)), ms(pct(lat, 99)), ms(lat[len(lat)-1])), "p99 ≤ 100 ms"})
-
-	fmt.Printf("\n## catalogd benchmark, %s\n\n", time.Now().Format("2006-01-02"))
-	durability := "durable: fsync and synchronous_commit on"
-	if os.Getenv("DATABASE_URL") != "" {
-		durability = "DATABASE_URL, as configured there"
-	}
-	fmt.Printf("Machine: %d cores (GOMAXPROCS %d), %s/%s, %s; PostgreSQL from %s (%s), on the same machine; catalogd cache %s.\n",
-		runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), db.Source, durability, map[bool]string{true: "off", false: "on"}[o.cacheOff])
-	fmt.Printf("Command: `make bench` (go run ./tools/bench -duration %s -connections %d); whole run %s.\n\n", o.duration, o.connections, time.Since(started).Round(time.Second))
-	fmt.Println("| measure | result | goal |")
-	fmt.Println("|---|---|---|")
-	for _, r := range rows {
-		fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
-	}
-	if len(suiteRows) > 0 {
-		fmt.Println("\nThe suite's runs (each starts its own reference and database):")
-		fmt.Println()
-		fmt.Println("| run | result | what bounds it |")
-		fmt.Println("|---|---|---|")
-		for _, r := range suiteRows {
-			fmt.Printf("| %s | %s | %s |\n", r.what, r.value, r.goal)
-		}
-	}
-	return nil
+	return rows, nil
 }
 
 // startBare runs the bare handler in a process of its own (as catalogd

@@ -123,6 +123,9 @@ Environment:
   CATALOGD_GRAPHQL_MAX_RESPONSE_BYTES bytes of one query's answer (default 8388608)
   CATALOGD_GRAPHQL_MAX_ERRORS         errors in one response (default 50)
   CATALOGD_MAX_TOKENS_PER_USER        unexpired tokens one user without MANAGE_ACCESS_TOKENS owns (default 1000)
+  CATALOGD_MAX_READ_BYTES             stored metadata one request reads: entities, pages, lists (default 33554432)
+  CATALOGD_MAX_BYTES_IN_FLIGHT        what the requests in flight hold at once; past it a request is
+                                      refused with 503 and Retry-After (default 268435456)
   CATALOGD_GRAPHQL_INTROSPECTION      false turns __schema and __type off (default true)
   GOGC                                the Go collector's target (default 400 for serve: the live heap is small)
   CATALOGD_CACHE                      false reads users, tokens and policies from PostgreSQL on

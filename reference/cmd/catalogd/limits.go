@@ -26,6 +26,8 @@ type limits struct {
 	sessionTTL      time.Duration // CATALOGD_SESSION_TTL: how long a browser session lasts
 	tokensPerUser   int           // CATALOGD_MAX_TOKENS_PER_USER: unexpired tokens one user may own
 	sessionsPerUser int           // CATALOGD_MAX_SESSIONS_PER_USER: sessions one user holds at once
+	readBytes       int           // CATALOGD_MAX_READ_BYTES: stored metadata one request reads
+	bytesInFlight   int           // CATALOGD_MAX_BYTES_IN_FLIGHT: what the requests in flight hold
 	// CATALOGD_SIGNIN_MAX_FAILURES_PER_USER, _PER_CLIENT, CATALOGD_SIGNIN_FAILURE_WINDOW
 	throttle reference.ThrottleConfig
 }
@@ -46,6 +48,8 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		sessionTTL:      reference.DefaultSessionLifetime,
 		tokensPerUser:   reference.DefaultMaxTokensPerUser,
 		sessionsPerUser: reference.DefaultMaxSessionsPerUser,
+		readBytes:       reference.DefaultMaxReadBytes,
+		bytesInFlight:   reference.DefaultMaxBytesInFlight,
 		throttle: reference.ThrottleConfig{
 			MaxFailuresPerUser:   reference.DefaultMaxFailuresPerUser,
 			MaxFailuresPerClient: reference.DefaultMaxFailuresPerClient,
@@ -92,6 +96,8 @@ func limitsFrom(getenv func(string) string) (limits, error) {
 		{"CATALOGD_SIGNIN_MAX_FAILURES_PER_USER", &l.throttle.MaxFailuresPerUser},
 		{"CATALOGD_SIGNIN_MAX_FAILURES_PER_CLIENT", &l.throttle.MaxFailuresPerClient},
 		{"CATALOGD_GRAPHQL_MAX_ERRORS", &l.graphql.Errors},
+		{"CATALOGD_MAX_READ_BYTES", &l.readBytes},
+		{"CATALOGD_MAX_BYTES_IN_FLIGHT", &l.bytesInFlight},
 	}
 	if v := strings.TrimSpace(getenv("CATALOGD_CACHE")); v != "" {
 		on, err := strconv.ParseBool(v)
