@@ -73,6 +73,14 @@ var areaFaults = []Fault{
 		},
 	},
 	{
+		Name:     "role-invite-old-kept",
+		Trips:    []string{"invite-12"},
+		With:     []string{"invite-10"},
+		Breaks:   "a new invite token for a role leaves the role's invite token before it signing people up, as DataHub's does until a later read finds two",
+		Request:  oldRoleInviteSignsUp,
+		Response: rememberRoleInvites,
+	},
+	{
 		Name:     "remove-user-removes-anything",
 		Trips:    []string{"users-11", "users-12", "users-13"},
 		With:     []string{"users-02"},
@@ -290,4 +298,54 @@ func signInUser(x *Exchange) string {
 	}
 	_ = json.Unmarshal(x.Body, &in)
 	return in.Username
+}
+
+// rememberRoleInvites notes each invite token of a role the target answers
+// (getInviteToken, createInviteToken with a roleUrn): the role's latest,
+// and the one it replaced.
+func rememberRoleInvites(s *State, x *Exchange, r *Response) {
+	op := graphQLOp(x)
+	if (op != "getInviteToken" && op != "createInviteToken") || r.Status != http.StatusOK {
+		return
+	}
+	in, _ := graphQLVars(x)["input"].(map[string]any)
+	role, _ := in["roleUrn"].(string)
+	if role == "" {
+		return
+	}
+	var out struct {
+		Data map[string]*struct {
+			InviteToken string `json:"inviteToken"`
+		} `json:"data"`
+	}
+	if json.Unmarshal(r.Body, &out) != nil || out.Data[op] == nil || out.Data[op].InviteToken == "" {
+		return
+	}
+	token := out.Data[op].InviteToken
+	if before, ok := s.Recall("role invite latest " + role); ok && string(before) != token {
+		s.Remember("role invite old "+string(before), []byte(role))
+	}
+	s.Remember("role invite latest "+role, []byte(token))
+}
+
+// oldRoleInviteSignsUp takes a sign-up with a role's replaced invite token
+// for one with the role's latest.
+func oldRoleInviteSignsUp(s *State, x *Exchange) *Response {
+	if x.Req.Method != http.MethodPost || x.Req.URL.Path != "/signUp" {
+		return nil
+	}
+	var body map[string]any
+	if json.Unmarshal(x.Body, &body) != nil {
+		return nil
+	}
+	token, _ := body["inviteToken"].(string)
+	role, old := s.Recall("role invite old " + token)
+	if token == "" || !old {
+		return nil
+	}
+	if latest, ok := s.Recall("role invite latest " + string(role)); ok {
+		body["inviteToken"] = string(latest)
+		x.Body, _ = json.Marshal(body)
+	}
+	return nil
 }
