@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -176,12 +177,15 @@ func startHelper(ctx context.Context, self string, args ...string) (url string, 
 func loadKinds(dataset string) []loadKind {
 	prefix := fmt.Sprintf("bench-%d-", time.Now().UnixNano())
 	me := gql(`{ me { corpUser { urn username } } }`, nil)
+	// Each turn counts its requests from one again: the ids count on
+	// across turns.
+	var tags atomic.Int64
 	return []loadKind{
 		{name: "`me` with a personal access token", method: http.MethodPost, path: "/api/graphql",
 			body: func(int64) []byte { return me }, ok: []byte(`"urn":"urn:li:corpuser:datahub"`)},
 		{name: "`createTag`, unique ids (a durable write each)", method: http.MethodPost, path: "/api/graphql",
-			body: func(i int64) []byte {
-				return gql(`mutation($in: CreateTagInput!) { createTag(input: $in) }`, map[string]any{"in": map[string]any{"id": fmt.Sprintf("%s%d", prefix, i), "name": "bench"}})
+			body: func(int64) []byte {
+				return gql(`mutation($in: CreateTagInput!) { createTag(input: $in) }`, map[string]any{"in": map[string]any{"id": fmt.Sprintf("%s%d", prefix, tags.Add(1)), "name": "bench"}})
 			}, ok: []byte(`"createTag":"urn:li:tag:`)},
 		{name: "Rest.li `get_aspect` (datasetProperties)", method: http.MethodGet,
 			path:   "/aspects/" + url.PathEscape(dataset) + "?aspect=datasetProperties&version=0",
