@@ -79,16 +79,17 @@ func (s *Server) common(next http.Handler) http.Handler {
 				}
 			}
 			// The access log: the same line as Log with pairs would
-			// write, without boxing them, and nothing when it is off.
+			// write, without boxing them or looking up the caller (the
+			// line names no source), and nothing when it is off.
 			if !s.logger.Enabled(r.Context(), s.accessLevel) {
 				return
 			}
-			attrs := [5]slog.Attr{slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Duration("duration", time.Since(start).Round(time.Microsecond))}
-			n := 4
+			line := slog.NewRecord(time.Now(), s.accessLevel, "request", 0)
+			line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Duration("duration", time.Since(start).Round(time.Microsecond)))
 			if acc.actor != "" {
-				attrs[4], n = slog.String("actor", acc.actor), 5
+				line.AddAttrs(slog.String("actor", acc.actor))
 			}
-			s.logger.LogAttrs(r.Context(), s.accessLevel, "request", attrs[:n]...)
+			_ = s.logger.Handler().Handle(r.Context(), line)
 		}()
 		if s.checkHost(rec, r) {
 			return
