@@ -12,11 +12,15 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -72,6 +76,15 @@ func TestLeavesNoTrace(t *testing.T) {
 		out, err := suite(ctx, cmd, env...).CombinedOutput()
 		return exitCode(t, err), mask(string(out), tgt.admin)
 	}
+
+	t.Run("a token that could not remove the run's people is refused before anything is written", func(t *testing.T) {
+		code, out := run(t, "run", "CATALOGSPEC_ADMIN_TOKEN="+tgt.partialAdmin)
+		out = mask(out, tgt.partialAdmin)
+		if code != 2 || !strings.Contains(out, "who lacks MANAGE_USERS_AND_GROUPS:") {
+			t.Errorf("exit %d, want 2 and a line saying the token lacks MANAGE_USERS_AND_GROUPS (and only that):\n%s", code, catalogdtest.LastLines(out, 20))
+		}
+		tgt.sameAs(t, before, tgt.snapshot(t), nil)
+	})
 
 	t.Run("a whole run leaves the target as it found it", func(t *testing.T) {
 		// The @ui scenarios are left out only for time: their people are
@@ -176,13 +189,80 @@ func TestLeavesNoTrace(t *testing.T) {
 		}
 	})
 
-	t.Run("killed at a moment drawn at random, cleanup puts everything back", func(t *testing.T) {
-		// Everything but the browser and what cannot be undone, and tag-04,
-		// whose tag's URN the target chooses: it is recorded one request
-		// after it is made (docs/suite.md).
+	t.Run("killed before it learns the URN of a tag the target chose, cleanup removes the tag", func(t *testing.T) {
+		// tag-04 makes a tag without an id: the target chooses its URN,
+		// which the run learns from the answer. A proxy in front of the
+		// metadata service holds that answer back until the run has been
+		// killed, so the tag exists and no journal line names its URN.
+		made := make(chan struct{})
+		release := make(chan struct{})
+		up, err := url.Parse(tgt.gms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := httputil.NewSingleHostReverseProxy(up)
+		var once sync.Once
+		rp.ModifyResponse = func(resp *http.Response) error {
+			if resp.Request.Header.Get("X-Catalogspec-Held") != "" {
+				once.Do(func() { close(made) })
+				<-release
+			}
+			return nil
+		}
+		proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var g struct {
+				Query     string `json:"query"`
+				Variables struct {
+					Input map[string]any `json:"input"`
+				} `json:"variables"`
+			}
+			if json.Unmarshal(body, &g) == nil && strings.Contains(g.Query, "createTag(") && g.Variables.Input["name"] != nil && g.Variables.Input["id"] == nil {
+				r.Header.Set("X-Catalogspec-Held", "1")
+			}
+			rp.ServeHTTP(w, r)
+		}))
+		// The held answer is let go before the proxy closes, which waits
+		// for it.
+		defer proxy.Close()
+		defer close(release)
+
 		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 		defer cancel()
-		cmd := suite(ctx, "run", "CATALOGSPEC_TAGS=~@ui && ~@irreversible && ~@id:tag-04")
+		cmd := suite(ctx, "run", "CATALOGSPEC_TAGS=@id:tag-04", "CATALOGSPEC_GMS_URL="+proxy.URL)
+		var buf bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &buf, &buf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-made:
+		case <-ctx.Done():
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("the run never made a tag without an id:\n%s", mask(buf.String(), tgt.admin))
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		if diff := tgt.differences(before, tgt.snapshot(t), nil); !slices.ContainsFunc(diff, func(d string) bool { return strings.Contains(d, "tag") }) {
+			t.Fatalf("the killed run left no tag behind: the kill came outside the window (differences: %q)", diff)
+		}
+		code, out := run(t, "cleanup", "CATALOGSPEC_WAIT=1m")
+		if code != 0 {
+			t.Fatalf("cleanup: exit %d, want 0:\n%s", code, out)
+		}
+		t.Logf("%s", strings.TrimSpace(out))
+		tgt.sameAs(t, before, tgt.snapshot(t), nil)
+	})
+
+	t.Run("killed at a moment drawn at random, cleanup puts everything back", func(t *testing.T) {
+		// Everything but the browser and what cannot be undone.
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		cmd := suite(ctx, "run", "CATALOGSPEC_TAGS=~@ui && ~@irreversible")
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -267,6 +347,7 @@ var irreversible = []string{"inviteToken"}
 // database.
 type traceTarget struct {
 	gms, frontend, admin string
+	partialAdmin         string // a token of someone who may not remove users
 	db                   string // the database's URL
 	rootPassword         string
 	pg                   *pgx.Conn // to that database, for the test's goroutine
@@ -326,6 +407,27 @@ func (tt *traceTarget) seed(t *testing.T) {
 	}})
 	tt.graphql(t, `mutation t($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { metadata { id } } }`, map[string]any{"input": map[string]any{
 		"type": "PERSONAL", "actorUrn": user, "duration": "ONE_MONTH", "name": "their token"}})
+	// An operator who manages tokens, policies and tags but not users: the
+	// suite could not remove the people it made with their token.
+	operator := "urn:li:corpuser:operator-without-user-management"
+	ingest("corpuser", operator, "corpUserInfo", map[string]any{"active": true, "displayName": "An operator", "email": "operator@example.com"})
+	tt.graphql(t, `mutation p($input: PolicyUpdateInput!) { createPolicy(input: $input) }`, map[string]any{"input": map[string]any{
+		"type": "PLATFORM", "name": "Token and policy managers", "state": "ACTIVE", "description": desc,
+		"privileges": []string{"MANAGE_ACCESS_TOKENS", "MANAGE_POLICIES", "MANAGE_TAGS"},
+		"actors":     map[string]any{"allUsers": false, "allGroups": false, "resourceOwners": false, "users": []string{operator}, "groups": []string{}},
+	}})
+	var made struct {
+		Data struct {
+			CreateAccessToken struct {
+				AccessToken string `json:"accessToken"`
+			} `json:"createAccessToken"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(tt.graphql(t, `mutation t($input: CreateAccessTokenInput!) { createAccessToken(input: $input) { accessToken } }`, map[string]any{"input": map[string]any{
+		"type": "PERSONAL", "actorUrn": operator, "duration": "ONE_MONTH", "name": "the operator's token"}}), &made); err != nil || made.Data.CreateAccessToken.AccessToken == "" {
+		t.Fatalf("no token for the operator: %v", err)
+	}
+	tt.partialAdmin = made.Data.CreateAccessToken.AccessToken
 	tt.graphql(t, `{ getInviteToken(input: {}) { inviteToken } }`, nil)
 	b, _ := json.Marshal(map[string]string{"username": "datahub", "password": tt.rootPassword})
 	resp, err := http.Post(tt.frontend+"/logIn", "application/json", bytes.NewReader(b))
@@ -358,7 +460,7 @@ func (tt *traceTarget) post(t *testing.T, url string, body []byte, headers map[s
 	return b
 }
 
-func (tt *traceTarget) graphql(t *testing.T, query string, vars map[string]any) {
+func (tt *traceTarget) graphql(t *testing.T, query string, vars map[string]any) []byte {
 	t.Helper()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	b := tt.post(t, tt.gms+"/api/graphql", body, nil)
@@ -368,6 +470,7 @@ func (tt *traceTarget) graphql(t *testing.T, query string, vars map[string]any) 
 	if err := json.Unmarshal(b, &a); err != nil || len(a.Errors) > 0 {
 		t.Fatalf("%s: %s", query, b)
 	}
+	return b
 }
 
 // dbState is what the target's database holds, as the test compares it.

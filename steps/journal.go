@@ -92,7 +92,7 @@ func (l *lockState) who() string {
 // Kinds of journal entries.
 const (
 	kindUser   = "user"   // a corpuser: removeUser, and its tokens revoked
-	kindTag    = "tag"    // deleteTag
+	kindTag    = "tag"    // deleteTag, by URN or, for a tag whose URN the target chose, by its name
 	kindEntity = "entity" // any other entity: OpenAPI v3 DELETE
 	kindPolicy = "policy" // deletePolicy, by URN or by a part of its name
 	kindToken  = "token"  // revokeAccessToken, by URN
@@ -120,7 +120,7 @@ func (e entry) key() string { return e.Kind + "|" + e.At + "|" + e.URN + "|" + e
 func (e entry) what() string {
 	s := e.URN
 	if s == "" {
-		s = fmt.Sprintf("the policy named %q", e.Name)
+		s = fmt.Sprintf("the %s named %q", e.Kind, e.Name)
 	}
 	if e.Kind == kindChange {
 		s = "the policy " + e.URN + " as it was"
@@ -907,6 +907,24 @@ func (tr *trace) repairOne(ctx context.Context, c *targetClient, e entry, t *run
 		}
 		return err
 	case kindTag:
+		if e.URN == "" {
+			// A tag made without an id, whose answer (its URN) the run
+			// may not have lived to read: found by the name it was given.
+			urns, err := c.tagsNamed(ctx, e.Name)
+			if err != nil {
+				return err
+			}
+			for _, urn := range urns {
+				removed, err := c.deleteTag(ctx, urn)
+				if err != nil {
+					return err
+				}
+				if removed {
+					t.Removed["tags"]++
+				}
+			}
+			return nil
+		}
 		if e.Name != "" {
 			// A tag whose URN the target chose: delete it only if it
 			// still has the name the suite gave it.

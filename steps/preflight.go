@@ -59,9 +59,20 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 	if !me.PlatformPrivileges.ManagePolicies {
 		missing = append(missing, "MANAGE_POLICIES")
 	}
+	// The run's lock and journal are tags, and it deletes the tags it
+	// made: DataHub's createTag and deleteTag allow MANAGE_TAGS.
+	if !me.All["manageTags"] {
+		missing = append(missing, "MANAGE_TAGS")
+	}
+	// The run removes the users it made (removeUser), which DataHub allows
+	// only to holders of MANAGE_USERS_AND_GROUPS: without it every run would
+	// leave its people behind.
+	if !me.All["manageIdentities"] {
+		missing = append(missing, "MANAGE_USERS_AND_GROUPS")
+	}
 	if len(missing) > 0 {
 		return fmt.Errorf("%s belongs to %s, who lacks %s: the suite needs an administrator's token (in DataHub, the datahub user's)",
-			runner.EnvAdmin, me.CorpUser.Urn, strings.Join(missing, " and "))
+			runner.EnvAdmin, me.CorpUser.Urn, joinAnd(missing))
 	}
 
 	// Each URL is the tier it claims to be: the metadata service answers
@@ -379,4 +390,12 @@ func apiSuffixHint(base string) string {
 		return "drop the /api at its end: give the base URL; the suite adds /api/graphql and the other paths"
 	}
 	return ""
+}
+
+// joinAnd lists names as a sentence does: "a", "a and b", "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

@@ -320,6 +320,12 @@ func createsATagWithoutID(ctx context.Context, name string) error {
 	t := w.newTag()
 	t.id, t.urn = "", ""
 	w.tag = t
+	// The target chooses the URN, which the run learns only from the
+	// answer: the journal first learns the name, by which a run killed
+	// before the answer arrives has its tag found and removed.
+	if err := w.traceEntries(entry{Kind: kindTag, Name: t.name, At: w.atHere()}); err != nil {
+		return w.fail("%v", err)
+	}
 	a := w.graphql(c, w.suite.docs.createTag, map[string]any{"input": map[string]any{"name": t.name, "description": t.description}})
 	a.what = fmt.Sprintf("%s creating a tag without an id", c.name)
 	w.last = a

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/catalogspec/catalogspec/sdkclient"
 )
 
 // targetClient is the administrator at one deployment, outside any
@@ -171,6 +173,50 @@ func (c *targetClient) writeTag(ctx context.Context, urn string, text tagText) e
 		return &remoteError{what: "writing the tag " + urn, status: status, msg: truncate(string(b))}
 	}
 	return nil
+}
+
+// tagsNamed finds the tags whose name is exactly name, by a search for it
+// (scrollAcrossEntities over tags, as DataHub's SDK searches), each read
+// back to check its name: a search matches words, not whole names. On a
+// target whose search index lags, a tag made a moment ago may not be found
+// yet; the next run or cleanup finds it then.
+func (c *targetClient) tagsNamed(ctx context.Context, name string) ([]string, error) {
+	var out []string
+	scrollID := ""
+	for page := 0; page == 0 || scrollID != ""; page++ {
+		if page >= 20 {
+			return out, fmt.Errorf("searching for the tags named %q at %s: more than 20 pages", name, c.where)
+		}
+		var res struct {
+			NextScrollID  *string `json:"nextScrollId"`
+			SearchResults []struct {
+				Entity struct {
+					URN string `json:"urn"`
+				} `json:"entity"`
+			} `json:"searchResults"`
+		}
+		vars := map[string]any{"types": []string{"TAG"}, "query": name, "batchSize": 100, "skipCache": true, "includeSoftDeleted": true}
+		if scrollID != "" {
+			vars["scrollId"] = scrollID
+		}
+		if err := c.graphql(ctx, fmt.Sprintf("searching for the tags named %q", name), sdkclient.ScrollURNsQuery, vars, "scrollAcrossEntities", &res); err != nil {
+			return out, err
+		}
+		for _, r := range res.SearchResults {
+			t, err := c.readTag(ctx, r.Entity.URN)
+			if err != nil {
+				return out, err
+			}
+			if t != nil && t.Name == name {
+				out = append(out, r.Entity.URN)
+			}
+		}
+		scrollID = ""
+		if res.NextScrollID != nil {
+			scrollID = *res.NextScrollID
+		}
+	}
+	return out, nil
 }
 
 // deleteTag deletes a tag; removed says whether the target had it.
