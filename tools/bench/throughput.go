@@ -466,6 +466,10 @@ func throughputRows(ctx context.Context, o options, self string, cat *catalogdte
 			row{k.name + ": catalogd", rc.String() + fmtCPU(got[1]), ""},
 			row{k.name + ": ratio catalogd / bare (requests/s)", fmt.Sprintf("**%.2f** (%s)", rc.rps/rb.rps, loads), goalOf(i)},
 		)
+		if r := cpuRatio(got[0], got[1]); r > 0 {
+			rows = append(rows, row{k.name + ": ratio from the CPU per request (bare and its load generator / catalogd and its load generator)", fmt.Sprintf("%.2f", r),
+				"what the ratio is on two cores nothing else uses"})
+		}
 		if i == 0 {
 			rg := got[2].result()
 			rows = append(rows,
@@ -482,6 +486,19 @@ func throughputRows(ctx context.Context, o options, self string, cat *catalogdte
 		}
 	}
 	return rows, nil
+}
+
+// cpuRatio is the ratio of requests/s two targets would serve on cores
+// of their own with their load generator, from the CPU each spent per
+// request: on a machine other work loads, the wall clock's ratio follows
+// the scheduler as much as the servers; 0 when /proc did not tell.
+func cpuRatio(bare, cat *turns) float64 {
+	b, bd := bare.cpuPerRequest()
+	c, cd := cat.cpuPerRequest()
+	if b == 0 || c == 0 {
+		return 0
+	}
+	return (b + bd) / (c + cd)
 }
 
 func goalOf(i int) string {
