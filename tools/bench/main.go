@@ -83,12 +83,12 @@ func main() {
 	flag.StringVar(&o.baseline, "baseline", "", "another catalogd binary: `me` is measured on it too, in turns with the rest, to compare builds in one run")
 	flag.BoolVar(&o.flatness, "flatness", true, "with -load: `me` with many tokens and policies stored")
 	flag.BoolVar(&o.propagation, "propagation", true, "with -load: revocations across replicas")
-	flag.BoolVar(&o.suite, "suite", true, "first time the suite: the whole of it and its must-level scenarios against the reference, and the must-level ones against the reference lagging as DataHub does (-suite-lag)")
+	flag.BoolVar(&o.suite, "suite", true, "first time the suite: the whole of it and the scenarios without a browser against the reference (their ratio), its must-level scenarios, and the must-level ones against the reference lagging as DataHub does (-suite-lag)")
 	flag.BoolVar(&o.load, "load", true, "the load runs: me and createTag beside a bare handler, flatness with many tokens and policies, propagation across replicas")
 	flag.BoolVar(&o.memory, "memory", true, "the memory runs (issue 29): the worst request of each kind alone on a catalogd of its own, and twenty at once with a bystander asking me meanwhile; peak resident memory from /proc")
 	flag.BoolVar(&o.memoryTwenty, "memory-twenty", true, "with -memory: twenty of each at once too")
 	flag.BoolVar(&o.memoryMixed, "memory-mixed-only", false, "with -memory: only the run of twenty of each kind at once, together")
-	flag.StringVar(&o.suiteLag, "suite-lag", "datahub", "how the reference lags in the lagging run (CATALOGSPEC_REFERENCE_LAG): datahub is a policy refresh every 120s and lists 4s behind")
+	flag.StringVar(&o.suiteLag, "suite-lag", "datahub", "how the reference lags in the lagging run (CATALOGSPEC_REFERENCE_LAG): datahub is a policy refresh every 120s and lists 4s behind; none leaves the lagging run out")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: go run ./tools/bench [flags]\n\nLoad test of the reference catalogd beside a bare net/http handler (make bench).\nPostgreSQL as for the suite: DATABASE_URL, a container, or local binaries.\nCATALOGSPEC_CATALOGD names a built catalogd; unset, it is built.\n\n")
 		flag.PrintDefaults()
@@ -150,15 +150,20 @@ func run(ctx context.Context, o options) error {
 	// The suite first, while nothing else of the benchmark runs.
 	var suiteRows []row
 	if o.suite {
-		suiteRows, err = timeSuite(ctx, work, bin, []suiteRun{
-			{name: "whole suite, the immediate reference (the browser's scenarios included)",
-				bound: "the machine's cores: each scenario's own work, CATALOGSPEC_CONCURRENCY at a time; nothing waits"},
+		runs := []suiteRun{
+			{name: "whole suite, the immediate reference (the browser's scenarios included)", role: "whole",
+				bound: "the machine's cores: each scenario's own work, CATALOGSPEC_CONCURRENCY at a time, the browser's beside it; nothing waits"},
+			{name: "the scenarios without a browser (CATALOGSPEC_TAGS='~@ui'), the immediate reference", env: []string{"CATALOGSPEC_TAGS=~@ui"}, role: "no-browser",
+				bound: "the machine's cores"},
 			{name: "must-level scenarios, the immediate reference", env: []string{"CATALOGSPEC_TAGS=@must"},
-				bound: "as above"},
-			{name: "must-level scenarios, the reference lagging as DataHub (CATALOGSPEC_REFERENCE_LAG=" + o.suiteLag + ")",
+				bound: "as the whole suite"},
+		}
+		if o.suiteLag != "none" {
+			runs = append(runs, suiteRun{name: "must-level scenarios, the reference lagging as DataHub (CATALOGSPEC_REFERENCE_LAG=" + o.suiteLag + ")",
 				env:   []string{"CATALOGSPEC_TAGS=@must", "CATALOGSPEC_REFERENCE_LAG=" + o.suiteLag},
-				bound: "the policy refreshes: the waits overlap, so the run takes the refreshes of its longest chain of changes (a switch of the exclusive window and putting it back; a grant then its withdrawal), not the sum of its waits"},
-		})
+				bound: "the policy refreshes: the waits overlap, so the run takes the refreshes of its longest chain of changes (a switch of the exclusive window and putting it back; a grant then its withdrawal), not the sum of its waits"})
+		}
+		suiteRows, err = timeSuite(ctx, work, bin, runs)
 		if err != nil {
 			return err
 		}
