@@ -13,28 +13,43 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/css"
+	"github.com/chromedp/cdproto/domstorage"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/storage"
 	cdptarget "github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
 // The browser of the @ui scenarios: one headless Chromium per run, started
-// as the run begins, and a fresh browser context (its own cookies, storage
-// and cache, like a new private window) per person per scenario, thrown
-// away when the scenario ends: nothing one scenario leaves in a browser can
-// reach another. A new context costs Chromium a window and a renderer, so
-// a few are made ahead, while the scenarios run, and each is used once.
+// as the run begins, and a browser context (its own cookies, storage and
+// cache, like a new private window) with one page per person per scenario.
+// Nothing one scenario leaves in a browser can reach another: when a
+// scenario ends, its pages are emptied (the page leaves its document, so
+// that the document's scripts are done, and the context's cookies, every
+// origin's storage, the cache and the page's history are cleared) and kept
+// for another scenario, or thrown away with their context when they cannot
+// be emptied for certain (a page that wrote to its session storage, which
+// lives as long as its tab, or that opened a dialog). Making a context and
+// its page costs Chromium a window and a renderer, about three times what
+// emptying one costs; a few are made ahead, while the scenarios run.
+//
+// Chromium's headless shell (chromium-headless-shell, Debian's package of
+// the same name; chrome-headless-shell) is looked for first: the same
+// engine (Blink, V8, the network stack and its cookies) without the
+// browser's windows, tabs and history, it takes about half the CPU of
+// `chromium --headless` for the same pages.
 //
 //	| variable            | meaning                                   | default                    |
 //	|---------------------|-------------------------------------------|----------------------------|
-//	| CATALOGSPEC_BROWSER | the Chromium (or Chrome) to drive         | chromium, chromium-browser, google-chrome on PATH |
+//	| CATALOGSPEC_BROWSER | the Chromium (or Chrome) to drive         | chromium-headless-shell, chrome-headless-shell, chromium, chromium-browser, google-chrome on PATH |
 const EnvBrowser = "CATALOGSPEC_BROWSER"
 
 // browserNames are looked for on PATH, in order.
-var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
+var browserNames = []string{"chromium-headless-shell", "chrome-headless-shell", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
 
 // findBrowser returns the browser to drive, or why there is none.
 func findBrowser(getenv func(string) string) (string, error) {
@@ -50,7 +65,7 @@ func findBrowser(getenv func(string) string) (string, error) {
 			return path, nil
 		}
 	}
-	return "", fmt.Errorf("no Chromium or Chrome on PATH (looked for %s): install one (Debian: apt-get install chromium) or set %s", strings.Join(browserNames, ", "), EnvBrowser)
+	return "", fmt.Errorf("no Chromium or Chrome on PATH (looked for %s): install one (Debian: apt-get install chromium-headless-shell, or chromium) or set %s", strings.Join(browserNames, ", "), EnvBrowser)
 }
 
 // UITimeout bounds each thing the suite asks the browser to do.
@@ -67,20 +82,28 @@ type Browser struct {
 	cancel  context.CancelFunc
 	stopped bool
 
-	// spares are fresh pages made ahead, never used; making is how many
-	// are being made now.
+	// spares are empty pages ready for a scenario: made ahead, or used
+	// and emptied; making is how many are being made now.
 	spareMu sync.Mutex
 	spares  []*Page
 	making  int
-	closed  sync.WaitGroup // pages being thrown away
+	closed  sync.WaitGroup // pages being made, emptied or thrown away
+
+	profile *Profile // nil when off
 }
 
-// spareCount is how many fresh pages are kept made ahead.
-const spareCount = 2
+// spareCount is how many empty pages are kept ready, made ahead when
+// fewer are; maxSpares how many are kept at most: a page emptied when as
+// many are ready is thrown away.
+const (
+	spareCount = 2
+	maxSpares  = 6
+)
 
 // start launches the browser, once.
 func (b *Browser) start() error {
 	b.once.Do(func() {
+		defer b.profile.Record("", true, "browser-start", "", time.Now())
 		dir, err := os.MkdirTemp("", "catalogspec-chromium-")
 		if err != nil {
 			b.err = err
@@ -150,16 +173,27 @@ type Page struct {
 	b      *Browser
 	id     cdp.BrowserContextID
 
+	// Owner names the scenario using the page, for the profile.
+	Owner string
+
 	mu       sync.Mutex
 	requests []string      // URLs, in order
 	loads    int           // documents loaded in the page's main frame
 	loaded   chan struct{} // closed and replaced at each load
+	// kept says why the page cannot be emptied for another scenario ("" when
+	// it can): something it holds that clearing would not reach.
+	kept string
+	// origins are the origins the page's requests went to since it was
+	// last emptied.
+	origins map[string]bool
 }
 
-// NewPage returns a fresh page: a browser context of its own, never used,
-// with one blank page. One made ahead when there is one; another is made
-// ahead in its place.
+// NewPage returns an empty page: a browser context of its own with one
+// blank page, which holds nothing of any scenario's (made ahead, or used and
+// emptied). One ready when there is one; another is made ahead in its
+// place when fewer than spareCount are ready.
 func (b *Browser) NewPage() (*Page, error) {
+	defer b.profile.Record("", true, "context-taken", "", time.Now())
 	if err := b.start(); err != nil {
 		return nil, err
 	}
@@ -205,6 +239,7 @@ func (b *Browser) makeSpares() {
 
 // makePage opens a browser context with one blank page and attaches to it.
 func (b *Browser) makePage() (*Page, error) {
+	defer b.profile.Record("", true, "context-made", "", time.Now())
 	c := chromedp.FromContext(b.ctx)
 	exec := cdp.WithExecutor(b.ctx, c.Browser)
 	id, err := cdptarget.CreateBrowserContext().WithDisposeOnDetach(true).Do(exec)
@@ -219,12 +254,23 @@ func (b *Browser) makePage() (*Page, error) {
 		return nil, fmt.Errorf("opening a page: %w", err)
 	}
 	ctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(tid))
-	p := &Page{ctx: ctx, cancel: cancel, b: b, id: id, loaded: make(chan struct{})}
+	p := &Page{ctx: ctx, cancel: cancel, b: b, id: id, loaded: make(chan struct{}), origins: map[string]bool{}}
 	chromedp.ListenTarget(ctx, func(ev any) {
 		switch e := ev.(type) {
 		case *network.EventRequestWillBeSent:
 			p.mu.Lock()
 			p.requests = append(p.requests, e.Request.URL)
+			if u, err := url.Parse(e.Request.URL); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+				p.origins[u.Scheme+"://"+u.Host] = true
+			}
+			p.mu.Unlock()
+		case *domstorage.EventDomStorageItemAdded:
+			p.keep(e.StorageID, "the page wrote to its session storage")
+		case *domstorage.EventDomStorageItemUpdated:
+			p.keep(e.StorageID, "the page wrote to its session storage")
+		case *page.EventJavascriptDialogOpening:
+			p.mu.Lock()
+			p.kept = "the page opened a dialog"
 			p.mu.Unlock()
 		case *page.EventLoadEventFired:
 			p.mu.Lock()
@@ -238,15 +284,29 @@ func (b *Browser) makePage() (*Page, error) {
 	// that Run lives: the page's own, not one with a timeout.
 	// Every page behaves as the focused one: a page in a window in the
 	// background is otherwise throttled to about a task a second.
-	if err := chromedp.Run(ctx, network.Enable(), emulation.SetFocusEmulationEnabled(true)); err != nil {
+	// Writes to storage are watched (domstorage): a page that writes to
+	// its session storage is not used again.
+	if err := chromedp.Run(ctx, network.Enable(), domstorage.Enable(), css.Disable(), emulation.SetFocusEmulationEnabled(true)); err != nil {
 		p.close()
 		return nil, fmt.Errorf("attaching to the page: %w", err)
 	}
 	return p, nil
 }
 
-// Release throws the page and its browser context away, in the
-// background: the scenario that used it is over.
+// keep marks the page as one not to use again when id is its session
+// storage: that lives as long as the page's tab, and no command clears it.
+func (p *Page) keep(id *domstorage.StorageID, why string) {
+	if id != nil && id.IsLocalStorage {
+		return // cleared with its origin's storage
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.kept = why
+}
+
+// Release hands the page back: the scenario that used it is over. In the
+// background it is emptied and kept for another scenario (empty), or
+// thrown away with its browser context.
 func (p *Page) Release() {
 	b := p.b
 	b.spareMu.Lock()
@@ -258,12 +318,91 @@ func (p *Page) Release() {
 	b.closed.Add(1)
 	go func() {
 		defer b.closed.Done()
-		p.close()
+		began := time.Now()
+		err := p.empty()
+		why := ""
+		if err != nil {
+			why = err.Error()
+		}
+		b.profile.Record(p.Owner, true, "context-emptied", why, began)
+		b.spareMu.Lock()
+		keep := err == nil && !b.stopped && len(b.spares) < maxSpares
+		if keep {
+			p.Owner = ""
+			b.spares = append(b.spares, p)
+		}
+		b.spareMu.Unlock()
+		if !keep {
+			p.close()
+		}
 	}()
 }
 
+// empty leaves the page's document and clears everything its browser
+// context holds, or says why it cannot: then the page must be thrown away.
+func (p *Page) empty() error {
+	p.mu.Lock()
+	kept := p.kept
+	origins := make([]string, 0, len(p.origins))
+	for o := range p.origins {
+		origins = append(origins, o)
+	}
+	p.mu.Unlock()
+	if kept != "" {
+		return errors.New(kept)
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, emptyTimeout)
+	defer cancel()
+	// The document goes first, so that nothing its scripts do as it goes
+	// (storage written at pagehide) outlives the clearing. A navigation the
+	// page makes itself stays in its renderer.
+	before := p.LoadCount()
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`location.replace("about:blank"), true`, new(bool))); err != nil {
+		return fmt.Errorf("leaving the page: %w", err)
+	}
+	if !p.WaitLoadAfter(before, emptyTimeout) {
+		return errors.New("the page did not leave its document")
+	}
+	var href string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`location.href`, &href)); err != nil || href != "about:blank" {
+		return fmt.Errorf("the page is at %q, not about:blank (%v)", href, err)
+	}
+	c := chromedp.FromContext(p.b.ctx)
+	browser := cdp.WithExecutor(ctx, c.Browser)
+	err := chromedp.Run(ctx, chromedp.ActionFunc(func(ctx context.Context) error {
+		if err := storage.ClearCookies().WithBrowserContextID(p.id).Do(browser); err != nil {
+			return fmt.Errorf("clearing cookies: %w", err)
+		}
+		for _, o := range origins {
+			if err := storage.ClearDataForOrigin(o, "all").Do(ctx); err != nil {
+				return fmt.Errorf("clearing the storage of %s: %w", o, err)
+			}
+		}
+		if err := network.ClearBrowserCache().Do(ctx); err != nil {
+			return fmt.Errorf("clearing the cache: %w", err)
+		}
+		return page.ResetNavigationHistory().Do(ctx)
+	}))
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.kept != "" {
+		return errors.New(p.kept) // written as it left
+	}
+	p.requests = nil
+	p.origins = map[string]bool{}
+	return nil
+}
+
+// emptyTimeout bounds emptying a page; one that takes longer is thrown
+// away.
+const emptyTimeout = 5 * time.Second
+
 // close closes the page and throws its browser context away.
 func (p *Page) close() {
+	defer p.b.profile.Record(p.Owner, true, "context-closed", "", time.Now())
 	p.cancel()
 	if p.b.ctx.Err() == nil {
 		c := chromedp.FromContext(p.b.ctx)
@@ -275,6 +414,11 @@ func (p *Page) close() {
 
 // Run does actions on the page, within UITimeout.
 func (p *Page) Run(actions ...chromedp.Action) error {
+	return p.run("run", actions...)
+}
+
+func (p *Page) run(kind string, actions ...chromedp.Action) error {
+	defer p.b.profile.Record(p.Owner, true, kind, "", time.Now())
 	ctx, cancel := context.WithTimeout(p.ctx, UITimeout)
 	defer cancel()
 	err := chromedp.Run(ctx, actions...)
@@ -287,14 +431,14 @@ func (p *Page) Run(actions ...chromedp.Action) error {
 // Eval evaluates a JavaScript expression on the page into out, waiting
 // for it when it is a promise.
 func (p *Page) Eval(js string, out any) error {
-	return p.Run(chromedp.Evaluate(js, out, func(e *runtime.EvaluateParams) *runtime.EvaluateParams {
+	return p.run("eval", chromedp.Evaluate(js, out, func(e *runtime.EvaluateParams) *runtime.EvaluateParams {
 		return e.WithAwaitPromise(true)
 	}))
 }
 
 // Navigate loads u and waits for its page.
 func (p *Page) Navigate(u string) error {
-	return p.Run(chromedp.Navigate(u))
+	return p.run("navigate", chromedp.Navigate(u))
 }
 
 // Location is where the page is now.
@@ -323,6 +467,7 @@ func (p *Page) LoadCount() int {
 // WaitLoadAfter waits until the page has loaded a document after the
 // first n.
 func (p *Page) WaitLoadAfter(n int, timeout time.Duration) bool {
+	defer p.b.profile.Record(p.Owner, true, "wait-load", "", time.Now())
 	deadline := time.After(timeout)
 	for {
 		p.mu.Lock()
@@ -376,6 +521,7 @@ const maskPageJS = `(() => {
 // Screenshot saves the page as it looks now, every token on it masked, into
 // dir, named for the scenario, and returns its path.
 func (p *Page) Screenshot(dir, name string) (string, error) {
+	defer p.b.profile.Record(p.Owner, true, "screenshot", "", time.Now())
 	var png []byte
 	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
 	defer cancel()

@@ -31,7 +31,7 @@ import (
 //	| CATALOGSPEC_DISABLE      | capabilities switched off, comma-separated | none                |
 //	| CATALOGSPEC_FAIL_ON      | lowest level whose failure fails the run: must, should or may | must; should for the reference |
 //	| CATALOGSPEC_BASELINE     | file of scenarios known to fail on the target | none               |
-//	| CATALOGSPEC_CONCURRENCY  | scenarios run at once                    | 4                     |
+//	| CATALOGSPEC_CONCURRENCY  | scenarios run at once, and half as many @ui ones beside them | 4          |
 //	| CATALOGSPEC_SEED         | seed of the random scenario order        | random, printed       |
 //	| CATALOGSPEC_FORMAT       | what goes to stdout: pretty or progress  | pretty when run one at a time, else progress |
 //	| CATALOGSPEC_REPORTS_DIR  | where the reports and logs go            | reports               |
@@ -286,6 +286,14 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 			n, plural(n, "is", "are"), plural(n, "it makes", "they make"), envTags)
 	}
 
+	prof, err := openProfile(cfg.Getenv(EnvProfile))
+	if err != nil {
+		return stop(fmt.Errorf("%s: %w", EnvProfile, err))
+	}
+	defer prof.Close()
+	if b != nil {
+		b.profile = prof
+	}
 	sched := newScheduler(torun, cfg.Concurrency, cfg.Seed, defs.ThrowsSwitch)
 	fmt.Fprintf(out, "catalogspec: in this order: %s\n", sched.describe())
 	lost := stopWhenLost(runCtx, hold, sched)
@@ -301,6 +309,7 @@ func Run(ctx context.Context, cfg Config, defs Steps) int {
 		FailFast:   cfg.FailFast,
 		Browser:    b,
 		ReadOnly:   cfg.ReadOnly,
+		Profile:    prof,
 	}
 	if b != nil {
 		defer b.close()
@@ -576,12 +585,15 @@ func browserFor(cfg Config, selected []ScenarioInfo, tgt *Target) (*Browser, err
 }
 
 // startWhenQuiet starts the browser beside the first scenarios (it takes
-// seconds), once those that must run on a quiet machine are done.
+// seconds), and makes its first pages ahead, once those that must run on a
+// quiet machine are done.
 func startWhenQuiet(ctx context.Context, b *Browser, sched *Scheduler) {
 	go func() {
 		select {
 		case <-sched.quiet:
-			_ = b.start()
+			if b.start() == nil {
+				b.makeSpares()
+			}
 		case <-ctx.Done():
 		}
 	}()

@@ -16,11 +16,20 @@ import (
 // rather than add up; against one that does not, the machine's cores are
 // the limit. So:
 //
-//   - at most Concurrency scenarios work at once (send requests, drive the
-//     browser); a scenario waiting for a change to show (world.eventually)
-//     gives its slot up meanwhile, and gets one back before any scenario
+//   - at most Concurrency scenarios work at once (send requests); a
+//     scenario waiting for a change to show (world.eventually) gives its
+//     slot up meanwhile, and gets one back before any scenario of its lane
 //     starts, so every scenario reaches its first wait early and the waits
 //     of the whole run overlap;
+//   - the scenarios that drive a browser (@cap:ui) have slots of their
+//     own, half as many (browserSlots), beside those: most of their time
+//     is the browser's (a page loading, a script running in Chromium), in
+//     which the suite's own slot would stand idle, so the browser tier
+//     runs beside the rest of the run instead of taking its slots. Each
+//     lane starts its scenarios in the run's order; a phase that runs its
+//     scenarios one at a time runs one of either lane. At concurrency 1
+//     there is one lane: one scenario at a time; and one when the run has
+//     scenarios of one kind only.
 //   - the scenarios start in an order drawn from the seed over the whole
 //     run (godog's own shuffles each feature apart), within phases:
 //     1. alone: the scenarios that compare instances (@cap:replicas), one
@@ -71,20 +80,32 @@ func phaseOf(s ScenarioInfo, throwsSwitch func(step string) bool) string {
 	return phaseRest
 }
 
+// Lanes: the slots a scenario takes.
+const (
+	laneWork    = 0 // every scenario but those driving a browser
+	laneBrowser = 1 // @cap:ui, when there are browser slots
+	lanes       = 2
+)
+
+// browserSlots is how many scenarios driving a browser run at once beside
+// the concurrency others: half as many, none (one lane) at concurrency 1.
+func browserSlots(concurrency int) int { return concurrency / 2 }
+
 // Scheduler admits the scenarios of a run.
 type Scheduler struct {
-	slots int // scenarios that may work at once
+	slots [lanes]int     // scenarios that may work at once, by lane
+	lane  map[string]int // each scenario's lane
 
 	mu   sync.Mutex
 	cond *sync.Cond
 	// phases in the order they run, each with its scenarios in the order
 	// they start.
 	phases  []*phase
-	current int // index of the phase running now
-	busy    int // slots taken
+	current int        // index of the phase running now
+	busy    [lanes]int // slots taken
 	// resuming counts scenarios waiting for a slot to go on with: they
-	// come before any scenario that has not started.
-	resuming int
+	// come before any scenario of their lane that has not started.
+	resuming [lanes]int
 	stopped  string // why no more scenarios start ("" while they do)
 	// closing says that the exclusive window's last scenario must close
 	// it (leave's closeWindow) before the next phase starts.
@@ -96,9 +117,10 @@ type Scheduler struct {
 }
 
 type phase struct {
-	name    string
-	order   []string        // scenario names, in the order they start
-	next    int             // index in order of the next to start
+	name  string
+	order []string // scenario names, in the order they start
+	// queue are the names not yet started, by lane, in that order.
+	queue   [lanes][]string
 	members map[string]bool // names not yet done
 	alone   bool            // its scenarios run one at a time
 	running int
@@ -127,7 +149,21 @@ func newScheduler(selected []ScenarioInfo, slots int, seed int64, throwsSwitch f
 	later := []string{phaseExclusive, phaseSolo, phaseRest}
 	rng.Shuffle(len(later), func(i, j int) { later[i], later[j] = later[j], later[i] })
 	order := append([]string{phaseAlone}, later...)
-	s := &Scheduler{slots: max(slots, 1), quiet: make(chan struct{})}
+	s := &Scheduler{lane: map[string]int{}, quiet: make(chan struct{})}
+	s.slots[laneWork] = max(slots, 1)
+	// Two lanes when the run has scenarios of both kinds; one when it has
+	// only one kind (CATALOGSPEC_TAGS=@ui runs them Concurrency at a time).
+	ui := func(sc ScenarioInfo) bool { return slices.Contains(sc.Capabilities, "ui") }
+	if slices.ContainsFunc(selected, ui) && !slices.ContainsFunc(selected, func(sc ScenarioInfo) bool { return !ui(sc) }) {
+		s.slots[laneBrowser] = 0
+	} else {
+		s.slots[laneBrowser] = browserSlots(slots)
+	}
+	for _, sc := range selected {
+		if s.slots[laneBrowser] > 0 && ui(sc) {
+			s.lane[sc.Name] = laneBrowser
+		}
+	}
 	s.cond = sync.NewCond(&s.mu)
 	for _, name := range order {
 		if len(byPhase[name]) == 0 {
@@ -136,6 +172,7 @@ func newScheduler(selected []ScenarioInfo, slots int, seed int64, throwsSwitch f
 		p := &phase{name: name, order: byPhase[name], members: map[string]bool{}, alone: name == phaseAlone || name == phaseSolo}
 		for _, n := range p.order {
 			p.members[n] = true
+			p.queue[s.lane[n]] = append(p.queue[s.lane[n]], n)
 		}
 		s.phases = append(s.phases, p)
 	}
@@ -155,11 +192,27 @@ func (s *Scheduler) describe() string {
 		}[p.name]
 		parts = append(parts, fmt.Sprintf(what, len(p.order)))
 	}
-	return strings.Join(parts, ", then ")
+	out := strings.Join(parts, ", then ")
+	if n := s.count(laneBrowser); n > 0 {
+		out += fmt.Sprintf("; the %d driving a browser in %d slots of their own beside the others", n, s.slots[laneBrowser])
+	}
+	return out
+}
+
+// count is how many scenarios run in lane l.
+func (s *Scheduler) count(l int) int {
+	n := 0
+	for _, v := range s.lane {
+		if v == l {
+			n++
+		}
+	}
+	return n
 }
 
 // Admit blocks until the scenario may start: its phase runs, the
-// scenarios before it in that phase have started, and a slot is free. It
+// scenarios before it in that phase and lane have started, and a slot of
+// its lane is free. It
 // returns why the scenario will not run instead, when the run stops first;
 // either way leave must follow.
 func (s *Scheduler) Admit(ctx context.Context, name string) (notRun string) {
@@ -169,6 +222,7 @@ func (s *Scheduler) Admit(ctx context.Context, name string) (notRun string) {
 		s.cond.Broadcast()
 	})
 	defer stop()
+	l := s.lane[name]
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
@@ -180,11 +234,12 @@ func (s *Scheduler) Admit(ctx context.Context, name string) (notRun string) {
 		}
 		if s.current < len(s.phases) {
 			p := s.phases[s.current]
-			if p.next < len(p.order) && p.order[p.next] == name &&
-				s.busy < s.slots && s.resuming == 0 && (!p.alone || p.running == 0) {
-				p.next++
+			q := p.queue[l]
+			if len(q) > 0 && q[0] == name &&
+				s.busy[l] < s.slots[l] && s.resuming[l] == 0 && (!p.alone || p.running == 0) {
+				p.queue[l] = q[1:]
 				p.running++
-				s.busy++
+				s.busy[l]++
 				return ""
 			}
 		}
@@ -199,6 +254,7 @@ func (s *Scheduler) Admit(ctx context.Context, name string) (notRun string) {
 // the next phase starts.
 func (s *Scheduler) Leave(name string, admitted bool, closeWindow func()) {
 	s.mu.Lock()
+	l := s.lane[name]
 	var p *phase
 	for _, q := range s.phases {
 		if q.members[name] {
@@ -207,8 +263,8 @@ func (s *Scheduler) Leave(name string, admitted bool, closeWindow func()) {
 	}
 	if p != nil {
 		delete(p.members, name)
-		if i := slices.Index(p.order, name); i >= p.next {
-			p.order = slices.Delete(p.order, i, i+1) // never started
+		if i := slices.Index(p.queue[l], name); i >= 0 {
+			p.queue[l] = slices.Delete(p.queue[l], i, i+1) // never started
 		}
 	}
 	last := p != nil && p.name == phaseExclusive && len(p.members) == 0 && s.closing
@@ -225,7 +281,7 @@ func (s *Scheduler) Leave(name string, admitted bool, closeWindow func()) {
 		if p != nil {
 			p.running--
 		}
-		s.busy--
+		s.busy[l]--
 	}
 	s.advanceLocked()
 	s.cond.Broadcast()
@@ -242,24 +298,28 @@ func (s *Scheduler) advanceLocked() {
 	}
 }
 
-// Pause gives the scenario's slot up while it waits for a change to show.
-func (s *Scheduler) Pause() {
+// Pause gives the slot of the scenario name up while it waits for a
+// change to show.
+func (s *Scheduler) Pause(name string) {
+	l := s.lane[name]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.busy--
+	s.busy[l]--
 	s.cond.Broadcast()
 }
 
-// Resume takes a slot back after a pause, before any scenario starts.
-func (s *Scheduler) Resume() {
+// Resume takes a slot of the scenario name's lane back after a pause,
+// before any scenario of that lane starts.
+func (s *Scheduler) Resume(name string) {
+	l := s.lane[name]
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.resuming++
-	for s.busy >= s.slots {
+	s.resuming[l]++
+	for s.busy[l] >= s.slots[l] {
 		s.cond.Wait()
 	}
-	s.resuming--
-	s.busy++
+	s.resuming[l]--
+	s.busy[l]++
 	s.cond.Broadcast()
 }
 

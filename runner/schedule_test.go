@@ -86,12 +86,12 @@ func TestScheduleGivesAWaitingScenarioItsSlotBackFirst(t *testing.T) {
 	admitted(t, s, order[0])
 	admitted(t, s, order[1])
 	third := blocked(t, s, order[2]) // both slots taken
-	s.Pause()                        // order[0] waits for a change: its slot goes
+	s.Pause(order[0])                // order[0] waits for a change: its slot goes
 	if why := <-third; why != "" {
 		t.Fatal(why)
 	}
 	resumed := make(chan struct{})
-	go func() { s.Resume(); close(resumed) }()
+	go func() { s.Resume(order[0]); close(resumed) }()
 	fourth := blocked(t, s, order[3])
 	select {
 	case <-resumed:
@@ -172,7 +172,7 @@ func TestSchedulePhases(t *testing.T) {
 }
 
 func TestScheduleLetsASkippedScenarioOut(t *testing.T) {
-	sel := append(scenarios(phaseExclusive, 1), scenarios(phaseRest, 2)...)
+	sel := append(scenarios(phaseExclusive, 1), scenarios(phaseRest, 4)...)
 	var s *Scheduler
 	for seed := int64(1); seed < 1000; seed++ { // the window first
 		if s = newScheduler(sel, 4, seed, throwsSwitch); s.phases[0].name == phaseExclusive {
@@ -190,9 +190,13 @@ func TestScheduleLetsASkippedScenarioOut(t *testing.T) {
 	if why := <-first; why != "" {
 		t.Fatal(why)
 	}
-	// Nor for a skipped scenario of their own phase that came first.
+	// Nor for a skipped scenario of their own phase, next in line or
+	// further on.
 	s.Leave(rest[1], false, noClose)
 	s.Leave(rest[0], true, noClose)
+	s.Leave(rest[2], false, noClose)
+	admitted(t, s, rest[3])
+	s.Leave(rest[3], true, noClose)
 	if s.current != len(s.phases) {
 		t.Errorf("phase %d of %d after every scenario left", s.current, len(s.phases))
 	}
@@ -229,6 +233,112 @@ func TestScheduleRunsAnExclusiveScenarioWithoutASwitchAlone(t *testing.T) {
 	admitted(t, s, solo[0])
 	second := blocked(t, s, solo[1])
 	s.Leave(solo[0], true, noClose)
+	if why := <-second; why != "" {
+		t.Fatal(why)
+	}
+}
+
+// browserScenarios are n scenarios of the rest that drive a browser.
+func browserScenarios(n int) []ScenarioInfo {
+	var out []ScenarioInfo
+	for i := range n {
+		out = append(out, ScenarioInfo{Name: fmt.Sprintf("ui %02d", i), Tags: []string{"@ui"}, Capabilities: []string{"ui"}})
+	}
+	return out
+}
+
+// inLane is the names of order in lane l of s, in order.
+func inLane(s *Scheduler, order []string, l int) []string {
+	var out []string
+	for _, n := range order {
+		if s.lane[n] == l {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func TestScheduleGivesTheBrowserScenariosSlotsOfTheirOwn(t *testing.T) {
+	s := newScheduler(append(scenarios(phaseRest, 4), browserScenarios(3)...), 2, 1, throwsSwitch)
+	order := s.phases[0].order
+	work, ui := inLane(s, order, laneWork), inLane(s, order, laneBrowser)
+	if len(work) != 4 || len(ui) != 3 {
+		t.Fatalf("lanes: %v and %v", work, ui)
+	}
+	admitted(t, s, work[0])
+	admitted(t, s, work[1])
+	// Both work slots taken: a browser scenario still starts, in its own
+	// slot (one: half of two).
+	admitted(t, s, ui[0])
+	nextUI := blocked(t, s, ui[1])
+	thirdWork := blocked(t, s, work[2])
+	// A work slot freed goes to the next work scenario, whatever browser
+	// scenario waits before it in the run's order.
+	s.Leave(work[0], true, noClose)
+	if why := <-thirdWork; why != "" {
+		t.Fatal(why)
+	}
+	select {
+	case <-nextUI:
+		t.Fatal("a browser scenario took a work slot")
+	case <-time.After(50 * time.Millisecond):
+	}
+	// A browser scenario that waits gives its own slot up, and takes one
+	// of its own lane back.
+	s.Pause(ui[0])
+	if why := <-nextUI; why != "" {
+		t.Fatal(why)
+	}
+	resumed := make(chan struct{})
+	go func() { s.Resume(ui[0]); close(resumed) }()
+	select {
+	case <-resumed:
+		t.Fatal("resumed into a work slot while its own lane's was taken")
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.Leave(ui[1], true, noClose)
+	select {
+	case <-resumed:
+	case <-time.After(time.Second):
+		t.Fatal("the waiting browser scenario did not get its lane's free slot")
+	}
+}
+
+func TestScheduleRunsOnlyBrowserScenariosInEverySlot(t *testing.T) {
+	s := newScheduler(browserScenarios(3), 2, 1, throwsSwitch)
+	order := s.phases[0].order
+	admitted(t, s, order[0])
+	admitted(t, s, order[1]) // both slots: there is nothing else to run
+	third := blocked(t, s, order[2])
+	s.Leave(order[0], true, noClose)
+	if why := <-third; why != "" {
+		t.Fatal(why)
+	}
+}
+
+func TestScheduleRunsOneAtATimeAtConcurrencyOne(t *testing.T) {
+	s := newScheduler(append(scenarios(phaseRest, 1), browserScenarios(1)...), 1, 1, throwsSwitch)
+	order := s.phases[0].order
+	admitted(t, s, order[0])
+	second := blocked(t, s, order[1]) // one lane, one slot
+	s.Leave(order[0], true, noClose)
+	if why := <-second; why != "" {
+		t.Fatal(why)
+	}
+}
+
+func TestScheduleRunsOneOfEitherLaneInAPhaseThatRunsAlone(t *testing.T) {
+	ui := browserScenarios(1)
+	ui[0].Tags = append(ui[0].Tags, "@exclusive")
+	sel := append(scenarios(phaseSolo, 1), ui...)
+	s := newScheduler(sel, 4, 1, throwsSwitch)
+	if s.phases[0].name != phaseSolo || len(s.phases[0].order) != 2 {
+		t.Fatalf("phases %+v", s.phases[0])
+	}
+	order := s.phases[0].order
+	admitted(t, s, order[0])
+	second := blocked(t, s, order[1]) // in the other lane, still alone
+	s.Leave(order[0], true, noClose)
 	if why := <-second; why != "" {
 		t.Fatal(why)
 	}

@@ -35,6 +35,9 @@ type Suite struct {
 	Waits waitStats
 	// Began is when the scenarios began to run.
 	Began time.Time
+	// Profile records where the run's time goes; nil when off
+	// (EnvProfile).
+	Profile *Profile
 	// ReadOnly: a read-only audit (Config.ReadOnly); the steps send
 	// nothing that would write to a target that works.
 	ReadOnly bool

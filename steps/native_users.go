@@ -311,8 +311,8 @@ func (w *world) settleInvitesAtEnd(made string) {
 // meanwhile.
 func (w *world) waitOn(done <-chan struct{}) {
 	if w.admitted && w.suite.Sched != nil {
-		w.suite.Sched.Pause()
-		defer w.suite.Sched.Resume()
+		w.suite.Sched.Pause(w.name)
+		defer w.suite.Sched.Resume(w.name)
 	}
 	<-done
 }

@@ -75,6 +75,7 @@ func (w *world) browserOf(name string) (*runner.Page, error) {
 	if err != nil {
 		return nil, w.fail("opening a browser for %s: %v", name, err)
 	}
+	p.Owner = w.name
 	if w.pages == nil {
 		w.pages = map[string]*runner.Page{}
 	}
@@ -82,10 +83,20 @@ func (w *world) browserOf(name string) (*runner.Page, error) {
 	w.current = p
 	frontend := w.frontend()
 	w.undo("empty "+name+"'s browser", func() error {
-		// A session the browser holds is ended first, as a person signs
-		// out: the frontend keeps no session of the run's.
+		// A session the browser holds is ended first, at the frontend's
+		// /logOut with the browser's cookies (over HTTP: what the frontend
+		// is sent is the same, without a page load): the frontend keeps no
+		// session of the run's.
 		if cs, err := p.Cookies(frontend); err == nil && slices.ContainsFunc(cs, func(c *network.Cookie) bool { return c.Name == sessionCookie && c.Value != "" }) {
-			if err := p.Navigate(frontend + "/logOut"); err == nil {
+			pairs := make([]string, len(cs))
+			for i, c := range cs {
+				w.secret(c.Value)
+				pairs[i] = c.Name + "=" + c.Value
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err := logOut(ctx, frontend, strings.Join(pairs, "; "))
+			cancel()
+			if err == nil {
 				w.suite.trace.count("sessions", 1)
 			}
 		}

@@ -61,7 +61,9 @@ type world struct {
 	noAuth                     bool   // talks to the auth-disabled deployment
 	later                      bool   // tokens are sent to the instance whose clock runs ahead
 	native                     bool   // @cap:native-users: people sign up with an invite token
-	seq                        int    // numbers the things this scenario makes
+	ui                         bool   // @ui: drives a browser
+	stepBegan                  time.Time
+	seq                        int // numbers the things this scenario makes
 
 	http *httpexpect.Expect
 
@@ -138,6 +140,8 @@ func newWorld(s *suite, sc *godog.Scenario) *world {
 			w.exclusive = true
 		case "@cap:native-users":
 			w.native = true
+		case "@ui":
+			w.ui = true
 		}
 	}
 	w.http = newExpect(w)
@@ -173,7 +177,10 @@ func (s *suite) before(ctx context.Context, sc *godog.Scenario) (context.Context
 		if runCtx == nil {
 			runCtx = context.Background()
 		}
-		if why := s.Sched.Admit(runCtx, w.name); why != "" {
+		admitStart := time.Now()
+		why := s.Sched.Admit(runCtx, w.name)
+		s.Profile.Record(w.name, w.ui, "admit", "", admitStart)
+		if why != "" {
 			w.notRun, w.notRunReason = runner.StatusNotRun, why
 		} else {
 			w.admitted = true
@@ -207,6 +214,7 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 	}
 	cleanupErr := w.cleanUp()
 	if w.admitted {
+		s.Profile.Record(w.name, w.ui, "scenario", "", w.started)
 		w.admitted = false
 		// The window's last scenario puts its switches back here.
 		s.Sched.Leave(w.name, true, func() { s.closeWindow(w) })
@@ -226,6 +234,7 @@ func (s *suite) after(ctx context.Context, _ *godog.Scenario, err error) (contex
 func (s *suite) beforeStep(ctx context.Context, st *godog.Step) (context.Context, error) {
 	if w := worldFrom(ctx); w != nil {
 		w.step = st.Text
+		w.stepBegan = time.Now()
 		w.mu.Lock()
 		w.stepStart = len(w.exchanges)
 		w.failures = nil
@@ -241,11 +250,12 @@ func (s *suite) beforeStep(ctx context.Context, st *godog.Step) (context.Context
 
 // afterStep turns failures httpexpect reported during the step, and that
 // the step did not collect itself, into the step's error.
-func (s *suite) afterStep(ctx context.Context, _ *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
+func (s *suite) afterStep(ctx context.Context, st *godog.Step, _ godog.StepResultStatus, err error) (context.Context, error) {
 	w := worldFrom(ctx)
 	if w == nil {
 		return ctx, nil
 	}
+	s.Profile.Record(w.name, w.ui, "step", st.Text, w.stepBegan)
 	failures := w.takeFailures()
 	if len(failures) == 0 {
 		return ctx, nil
@@ -266,7 +276,9 @@ func (w *world) cleanUp() error {
 	for i := len(w.cleanups) - 1; i >= 0; i-- {
 		c := w.cleanups[i]
 		w.takeFailures()
+		began := time.Now()
 		err := c.do()
+		w.suite.Profile.Record(w.name, w.ui, "cleanup", c.what, began)
 		if f := w.takeFailures(); len(f) > 0 {
 			err = errors.Join(err, errors.New(strings.Join(f, "\n")))
 		}
@@ -448,9 +460,10 @@ func (w *world) eventually(what string, try func() (done bool, miss error)) erro
 
 // sleep waits d, its slot given to another scenario meanwhile.
 func (w *world) sleep(d time.Duration) {
+	defer w.suite.Profile.Record(w.name, w.ui, "pause", w.step, time.Now())
 	if w.admitted && w.suite.Sched != nil {
-		w.suite.Sched.Pause()
-		defer w.suite.Sched.Resume()
+		w.suite.Sched.Pause(w.name)
+		defer w.suite.Sched.Resume(w.name)
 	}
 	time.Sleep(d)
 }
