@@ -11,7 +11,9 @@ Feature: Requests built to exhaust or confuse the service
   bad request and nothing is made. A request with two Authorization headers is refused
   rather than judged by either one. A request naming in its Host header a name the service
   does not answer to (as a page of another site does once that site's name resolves to the
-  service: DNS rebinding) is refused, and does nothing.
+  service: DNS rebinding) is refused, and does nothing; so is one naming a host that only
+  begins like a name it answers to (localhost, or the host of its own URL, followed by another
+  site's domain), which that site's owner may name as well.
 
   Background:
     Given Ann holds a personal access token
@@ -85,3 +87,16 @@ Feature: Requests built to exhaust or confuse the service
       | tier             |
       | metadata service |
       | frontend         |
+
+  @id:hostile-08 @should @core @cap:tags
+  Scenario Outline: A request to the <tier> naming <host> followed by another domain is refused, and no tag is made
+    When the administrator creates a tag through the <tier> in a request that names <host> followed by another domain
+    Then the request is refused as sent to a host the service does not answer to
+    And the tag does not exist
+
+    Examples:
+      | tier             | host                   |
+      | metadata service | localhost              |
+      | metadata service | the service's own host |
+      | frontend         | localhost              |
+      | frontend         | the service's own host |

@@ -10,8 +10,14 @@ Feature: Invitations and signing up
   for a username someone already has, which leaves that user, and their password, as
   they were. No other privilege lets anyone read or make an invite token.
 
-  Recommended beyond DataHub: a new invite token replaces the old one at once, so that an
-  invitation that went astray can be withdrawn by making a new one. And a username that
+  DataHub keeps an invite token for each role a new person may be offered (Reader, Editor,
+  Admin), asked for and made by the role's name, besides the one for no role: each is a token
+  of its own, each signs people up, and making a new one for a role leaves the others as
+  they were.
+
+  Recommended beyond DataHub: a new invite token replaces the old one at once (the role's
+  old one, for a role), so that an invitation that went astray can be withdrawn by making a
+  new one. And a username that
   reads as someone else's (the same letters in other case, with an invisible character
   inside, or with a letter of another script that looks the same: the same skeleton by
   Unicode's confusables, UTS #39) is refused at sign-up with 400, so that no one signs up
@@ -44,6 +50,12 @@ Feature: Invitations and signing up
       | manage policies           | read the invite token | MANAGE_POLICIES         | asks for the invite token   |
       | manage users and groups   | make an invite token  | MANAGE_USERS_AND_GROUPS | makes a new invite token    |
       | manage every access token | make an invite token  | MANAGE_ACCESS_TOKENS    | makes a new invite token    |
+      | update users and groups   | read the invite token | UPDATE_USERS_AND_GROUPS | asks for the invite token   |
+      | manage every access token | read the invite token | MANAGE_ACCESS_TOKENS    | asks for the invite token   |
+      | update users and groups   | make an invite token  | UPDATE_USERS_AND_GROUPS | makes a new invite token    |
+      | manage policies           | make an invite token  | MANAGE_POLICIES         | makes a new invite token    |
+      | manage users and groups   | read a role's invite token | MANAGE_USERS_AND_GROUPS | asks for the invite token for the Reader role |
+      | manage users and groups   | make a role's invite token | MANAGE_USERS_AND_GROUPS | makes a new invite token for the Editor role  |
 
   @id:invite-03 @must @core
   Scenario Outline: A sign-up <flaw> makes no user
@@ -113,3 +125,35 @@ Feature: Invitations and signing up
       | Ann's           | with a Cyrillic letter for a Latin one        |
       | the root user's | with a capital first letter                   |
       | the root user's | with a Cyrillic letter for a Latin one        |
+
+  @id:invite-10 @must @core
+  Scenario: The invite tokens of two roles and of no role are three, and each lets a new person sign up
+    Given Ann holds a personal access token
+    And Ann is granted MANAGE_USER_CREDENTIALS
+    When Ann asks for the invite tokens for the Reader role, for the Editor role and for no role
+    Then the three invite tokens differ, and with each a new person signs up
+
+  @id:invite-11 @must @core @exclusive @irreversible
+  Scenario: A new invite token for a role leaves the invite tokens of no role and of other roles working
+    Irreversible: the Editor role's invite token people were given is replaced for good.
+
+    Given Ann holds a personal access token
+    And Ann is granted MANAGE_USER_CREDENTIALS
+    And the administrator has asked for the invite tokens for no role and for the Reader role
+    When Ann makes a new invite token for the Editor role
+    Then with the invite token for the Editor role Carl signs up and is signed in as Carl
+    And with the invite token for no role Dan signs up and is signed in as Dan
+    And with the invite token for the Reader role Eve signs up and is signed in as Eve
+
+  @id:invite-12 @should @core @exclusive @irreversible
+  Scenario: A new invite token for a role replaces that role's invite token before
+    Irreversible: the Editor role's invite token people were given is replaced for good.
+
+    Given the administrator has asked for the invite token for the Editor role
+    And Ann holds a personal access token
+    And Ann is granted MANAGE_USER_CREDENTIALS
+    When Ann makes a new invite token for the Editor role
+    Then with the invite token for the Editor role Dan signs up and is signed in as Dan
+    But Carl signs up with the invite token for the Editor role before the new one
+    And the sign-up is refused
+    And Carl's user does not exist

@@ -12,11 +12,15 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
   is shaped as the SDK shapes it.
 
   Writing needs EDIT_ENTITY, reading one of VIEW_ENTITY_PAGE, GET_ENTITY_PRIVILEGE,
-  EDIT_ENTITY or DELETE_ENTITY, deleting DELETE_ENTITY. DataHub checks a write against the
+  EDIT_ENTITY or DELETE_ENTITY (but for one's own user entity, which everyone may read),
+  deleting DELETE_ENTITY. DataHub checks a write against the
   entity type alone, so a grant on one dataset does not let one write even that dataset
   here; checking every entity of the request, as the reference does, is recommended.
   A request that cannot be carried out whole changes nothing, and a malformed one is refused
-  with 400 and a JSON body that says why.
+  with 400 and a JSON body that says why. One request may name the same aspect of an entity
+  more than once: each is written over the one before, so the later value is kept. Deleting an entity that does not exist is done
+  already: DataHub acknowledges it, makes nothing, and still refuses it to someone who may
+  not delete.
 
   Background:
     Given Ann holds a personal access token
@@ -59,6 +63,13 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     When Ann writes proposals for two new datasets of more than a MiB in one request through OpenAPI
     Then the write is acknowledged
     And every proposal of the batch reads back
+
+  @id:openapi-29 @must @core
+  Scenario: A write through OpenAPI that names one aspect of a dataset twice keeps the later value, and every other
+    Given Ann is granted EDIT_ENTITY
+    When Ann writes proposals that describe a new dataset twice, differently, in one request through OpenAPI
+    Then the write is answered with the dataset once, with its later description
+    And the later description reads back, and every other proposal of the batch
 
   @id:openapi-05 @must @smoke
   Scenario: A dataset reads back whole through OpenAPI, each aspect with its value
@@ -125,6 +136,28 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     When Ann reads the dataset through OpenAPI
     Then the answer has status 403
     And the answer shows nothing of the dataset
+
+  @id:openapi-25 @must @core @exclusive
+  Scenario Outline: Everyone reads their own user through <path>, and no one else's
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user through <path>
+    Then the answer is Ann's user, with her info
+    But Ann is refused Bob's user through <path>, and shown nothing of him
+
+    Examples:
+      | path                      |
+      | OpenAPI                   |
+      | OpenAPI's aspect path     |
+      | OpenAPI in a batch        |
+
+  @id:openapi-26 @must @core @exclusive
+  Scenario: Someone who may read only their own user is refused a batch holding another's through OpenAPI
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user and Bob's in a batch through OpenAPI
+    Then the answer has status 403
+    And the answer shows nothing of Bob's user
 
   @id:openapi-12 @must @core
   Scenario: Someone granted EDIT_ENTITY on datasets writes one through OpenAPI
@@ -223,6 +256,25 @@ Feature: Entities over OpenAPI v3, as DataHub's SDK writes and reads them
     When Ann deletes the dataset through OpenAPI
     Then the answer has status 403
     And the dataset's description reads back through the metadata service's entity path
+
+  @id:openapi-27 @must @core
+  Scenario Outline: Someone granted DELETE_ENTITY deletes <what> through OpenAPI: acknowledged, and no dataset is made
+    Given Ann is granted DELETE_ENTITY
+    When Ann deletes <what> through OpenAPI
+    Then the deletion is acknowledged
+    And DataHub's SDK finds no such dataset
+
+    Examples:
+      | what                              |
+      | a dataset no one has written      |
+      | a dataset she has deleted already |
+
+  @id:openapi-28 @must @core
+  Scenario: Someone granted EDIT_ENTITY but not DELETE_ENTITY is refused the deletion of a dataset no one has written
+    Given Ann is granted EDIT_ENTITY
+    When Ann deletes a dataset no one has written through OpenAPI
+    Then the answer has status 403
+    And DataHub's SDK finds no such dataset
 
   @id:openapi-23 @must @core
   Scenario Outline: A request through OpenAPI without a token is refused when it <does> on the <tier>

@@ -15,7 +15,8 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
   that is not there is not found (404), which the SDK takes as absent. Reading needs one
   of VIEW_ENTITY_PAGE, GET_ENTITY_PRIVILEGE, EDIT_ENTITY or DELETE_ENTITY on the entity.
   Writing a batch needs EDIT_ENTITY on every entity in it, and a batch that cannot be
-  written whole is not written at all.
+  written whole is not written at all. A batch may name the same aspect of an entity more
+  than once: each is written over the one before, so the later value is kept.
 
   Background:
     Given Ann holds a personal access token
@@ -154,6 +155,31 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
     Then the answer has status 403
     And the answer shows nothing of the dataset
 
+  # Everyone may read their own user entity whatever the policies say, and no one
+  # else's without a read privilege on it.
+  @id:restli-27 @must @core @exclusive
+  Scenario Outline: Everyone reads their own user through the <path>, and no one else's
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user through the <path>
+    Then the answer is Ann's user, with her info
+    But Ann is refused Bob's user through the <path>, and shown nothing of him
+
+    Examples:
+      | path                              |
+      | metadata service's aspect path    |
+      | frontend's aspect path            |
+      | metadata service's v2 entity path |
+      | frontend's v2 entity path         |
+
+  @id:restli-28 @must @core @exclusive
+  Scenario: Someone who may read only their own user is refused a batch holding another's through the v2 entity path
+    Given Bob is a user
+    And no policy lets every user read entities
+    When Ann reads her own user and Bob's in a batch through the v2 entity path
+    Then the answer has status 403
+    And the answer shows nothing of Bob's user
+
   @id:restli-12 @must @smoke
   Scenario Outline: Someone granted EDIT_ENTITY writes a batch of proposals through the <tier>, and each reads back
     Given Ann is granted EDIT_ENTITY
@@ -180,6 +206,13 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
     When Ann writes a batch of proposals of more than a MiB for two new datasets
     Then the batch is acknowledged
     And every proposal of the batch reads back
+
+  @id:restli-29 @must @core
+  Scenario: A batch that names one aspect of a dataset twice keeps the later value, and every other proposal
+    Given Ann is granted EDIT_ENTITY
+    When Ann writes a batch of proposals that describes a new dataset twice, differently
+    Then the batch is acknowledged
+    And the later description reads back, and every other proposal of the batch
 
   @id:restli-14 @must @core
   Scenario: A batch holding a dataset Ann may not write is refused, and none of it is stored

@@ -20,7 +20,13 @@ Feature: Signing in through the frontend's sign-in API
   suspended user is refused at sign-in, as a wrong password is, instead of being given a
   session that no request honours. And (OWASP Authentication Cheat Sheet) wrong passwords
   for one user are throttled: after a few, the frontend checks no password for that user
-  for a while, answers 429 and when to try again, and lets everyone else sign in.
+  for a while, answers 429 and when to try again, and lets everyone else sign in. A new
+  password set with the user's reset token lifts that user's throttle (OWASP Forgot Password
+  Cheat Sheet), and nothing else does: a reset refused, or another user's reset, leaves it
+  as it was. Reached over HTTPS (through whatever terminates TLS in front of the frontend),
+  every cookie the frontend sets is Secure, so that no browser sends it over plain HTTP, and
+  every answer carries Strict-Transport-Security, so that the browser comes back over HTTPS
+  alone (RFC 6265, RFC 6797).
 
   @id:signapi-01 @must @smoke
   Scenario: Someone signs in at the sign-in API with their username and password
@@ -131,3 +137,39 @@ Feature: Signing in through the frontend's sign-in API
     Given Ann holds a personal access token
     When someone sends Ann's personal access token as the session cookie to the frontend's v2 GraphQL endpoint
     Then the request is refused as unauthenticated
+
+  @id:signapi-15 @should @core
+  Scenario: A new password set with a reset token lifts the throttle on the user's sign-ins
+    Given Ann has a password
+    And someone signs in at the sign-in API as Ann with wrong passwords until the frontend stops checking them
+    When Ann sets a new password with a new reset token
+    Then Ann signs in at the sign-in API with her password
+
+  @id:signapi-16 @should @core
+  Scenario Outline: The throttle on Ann's sign-ins stays when <reset>
+    Given Ann has a password
+    And Bob has a password
+    And the administrator has made a password reset token for Ann
+    And someone signs in at the sign-in API as Ann with wrong passwords until the frontend stops checking them
+    When <reset>
+    Then at the sign-in API, Ann's right password is refused the same way, and signs no one in
+
+    Examples:
+      | reset                                                                          |
+      | someone sets a new password with a reset token no one made and Ann's username |
+      | Bob sets a new password with a new reset token                                 |
+
+  @id:signapi-17 @should @core @cap:https-frontend
+  Scenario Outline: Over HTTPS, when <something happens>, every cookie is Secure and the answer keeps the browser to HTTPS
+    Given Ann has a password
+    When over HTTPS, <something happens>
+    Then every cookie the frontend set is Secure
+    And the answer tells the browser to come back over HTTPS alone
+
+    Examples:
+      | something happens                                                    |
+      | Ann signs in at the sign-in API                                      |
+      | Ann's session asks who she is at the frontend's v2 GraphQL endpoint |
+      | Carl signs up with the invite token                                  |
+      | Ann sets a new password with a reset token                           |
+      | someone opens the sign-in page                                       |

@@ -7,7 +7,10 @@ Feature: Signing in to the frontend
   with that user's privileges as they are at that moment. Signing out ends the session: the
   cookie the browser held no longer works anywhere. Wrong passwords for one user are
   throttled: after a few, the frontend stops checking that user's password for a while,
-  says so with status 429 and when to try again, and lets everyone else sign in.
+  says so with status 429 and when to try again, and lets everyone else sign in. The sign-in
+  form carries a CSRF token of its own, bound to the browser that opened the page, so that
+  no other site can sign a browser in as someone else: a form sent without it, with one
+  made up, with another browser's, or with one from a signed-in page, signs no one in.
 
   The suite gives each user it signs in a password first, as DataHub does for native users:
   the administrator (holding MANAGE_USER_CREDENTIALS) asks for an invite token with
@@ -115,3 +118,16 @@ Feature: Signing in to the frontend
     Then the frontend answers status 429 and says when to try again
     And Ann's right password is refused the same way, and signs no one in
     And Bob signs in with his password
+
+  @id:signin-12 @should @core
+  Scenario Outline: A sign-in form sent <how> is refused and signs no one in
+    Given Ann has a password
+    When Ann's sign-in form is sent <how>
+    Then the sign-in form is refused, and no one is signed in
+
+    Examples:
+      | how                                                    |
+      | without its CSRF token                                 |
+      | with a CSRF token made up                              |
+      | with the CSRF token of another browser's sign-in page  |
+      | with the CSRF token of Bob's signed-in page            |

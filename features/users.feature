@@ -20,6 +20,13 @@ Feature: Listing and removing users
   privilege DataHub's updateUserStatus asks for, besides EDIT_ENTITY on the user (DataHub's
   ingestion asks for EDIT_ENTITY alone).
 
+  Recommended too: removeUser removes users and nothing else. It refuses the root user and the
+  system user (the operator's way in and the service itself), something that is not a user
+  (DataHub's deletes any entity), a user no one has made (DataHub answers true) and a
+  malformed URN, each changing nothing. The suite asks to remove the system user first, and
+  the root user only once that was refused: a target that removed its root user would end
+  the run's administrator with it.
+
   @id:users-01 @must @smoke
   Scenario: Anyone signed in lists the users and finds one who signed up
     Given Carl has a password
@@ -117,3 +124,31 @@ Feature: Listing and removing users
     When Ann suspends Bob through ingestion
     Then the ingestion is acknowledged
     And Bob's token is refused
+
+  @id:users-11 @should @core
+  Scenario: Someone holding MANAGE_USERS_AND_GROUPS can remove neither the system user nor the root user
+    Given Ann holds a personal access token
+    And Ann is granted MANAGE_USERS_AND_GROUPS
+    When Ann removes the system user and then the root user
+    Then both removals are refused as bad requests
+    And the root user is as it was, and the administrator's token still works
+
+  @id:users-12 @should @core @cap:tags
+  Scenario: removeUser of something that is not a user is refused as a bad request, and it stays
+    Given Ann holds a personal access token
+    And Ann is granted MANAGE_USERS_AND_GROUPS
+    And a tag exists
+    When Ann removes the tag with removeUser
+    Then the removal is refused as a bad request, and changes nothing
+
+  @id:users-13 @should @core
+  Scenario Outline: removeUser of <what> is refused as <refusal>
+    Given Ann holds a personal access token
+    And Ann is granted MANAGE_USERS_AND_GROUPS
+    When Ann removes <what> with removeUser
+    Then the removal is refused as <refusal>, and changes nothing
+
+    Examples:
+      | what                        | refusal       |
+      | a user no one has made      | not found     |
+      | a user by a malformed URN   | a bad request |

@@ -39,6 +39,12 @@ func TestTokenIDIsPaddedBase64OfSHA256OfTokenThenSalt(t *testing.T) {
 	if got := TokenID("token", []byte("salt")); len(got) != 44 || got[43] != '=' {
 		t.Errorf("TokenID %q is not padded standard Base64 of 32 bytes", got)
 	}
+	// A token longer than the stack buffer TokenID hashes from.
+	long := strings.Repeat("t", 1500)
+	sum = sha256.Sum256([]byte(long + "salt"))
+	if got, want := TokenID(long, []byte("salt")), base64.StdEncoding.EncodeToString(sum[:]); got != want {
+		t.Errorf("TokenID of %d bytes = %q, want %q", len(long), got, want)
+	}
 }
 
 func TestTokenLifetimes(t *testing.T) {

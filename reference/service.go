@@ -302,6 +302,40 @@ func (s *Service) RefreshPolicies(ctx context.Context) {
 type policyIndex struct {
 	byUser   map[string][]Policy
 	allUsers []Policy
+	// platform holds, by user URN, the platform privileges each user asked
+	// about holds under these policies (platformFor). An index is never
+	// changed once built: a change of the policies builds another, with
+	// nothing remembered.
+	platform  sync.Map // string → PlatformPrivilegeSet
+	platformN atomic.Int32
+}
+
+// maxPlatformMemo bounds the users an index remembers the platform
+// privileges of; past it they are worked out on each request.
+const maxPlatformMemo = 4096
+
+// platformFor is the platform privileges user holds under ix: holds'
+// answer for PlatformPrivileges and no resource, worked out once per index.
+// The set is shared: callers only read it.
+func (ix *policyIndex) platformFor(user URN) PlatformPrivilegeSet {
+	key := user.String()
+	if v, ok := ix.platform.Load(key); ok {
+		return v.(PlatformPrivilegeSet)
+	}
+	held := make(PlatformPrivilegeSet, len(PlatformPrivileges))
+	ix.naming(user, func(p Policy) {
+		for _, priv := range PlatformPrivileges {
+			if p.Grants(user, priv, URN{}) {
+				held[priv] = true
+			}
+		}
+	})
+	if ix.platformN.Load() < maxPlatformMemo {
+		if _, loaded := ix.platform.LoadOrStore(key, held); !loaded {
+			ix.platformN.Add(1)
+		}
+	}
+	return held
 }
 
 func newPolicyIndex(ps []Policy) *policyIndex {
@@ -362,6 +396,29 @@ func (s *Service) holds(ctx context.Context, a Actor, resource URN, privileges .
 	return held, nil
 }
 
+// allPlatformPrivileges is what the system actor holds.
+var allPlatformPrivileges = func() PlatformPrivilegeSet {
+	all := PlatformPrivilegeSet{}
+	for _, p := range PlatformPrivileges {
+		all[p] = true
+	}
+	return all
+}()
+
+// platformPrivileges is the platform privileges a holds, as holds says
+// (with PlatformPrivileges and no resource), from the policies as they are
+// now. The set is shared: callers only read it.
+func (s *Service) platformPrivileges(ctx context.Context, a Actor) (PlatformPrivilegeSet, error) {
+	if a.System {
+		return allPlatformPrivileges, nil
+	}
+	policies, err := s.activePolicies(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return policies.platformFor(a.URN), nil
+}
+
 // require returns ErrUnauthorized unless the caller holds one of privileges.
 func (s *Service) require(ctx context.Context, resource URN, privileges ...string) (Actor, error) {
 	a, err := s.actor(ctx)
@@ -396,11 +453,10 @@ func (s *Service) Me(ctx context.Context) (*CorpUser, PlatformPrivilegeSet, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	held, err := s.holds(ctx, a, URN{}, PlatformPrivileges...)
+	privs, err := s.platformPrivileges(ctx, a)
 	if err != nil {
 		return nil, nil, err
 	}
-	privs := PlatformPrivilegeSet(held)
 	if a.System {
 		return &CorpUser{URN: a.URN, Username: a.URN.ID, Active: true}, privs, nil
 	}
@@ -527,17 +583,16 @@ func (s *Service) CorpUser(ctx context.Context, rawURN string) (*CorpUser, error
 // delete the record), not be expired, and belong to a user who exists and is
 // not suspended.
 func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
-	invalid := Errorf(EUNAUTHENTICATED, "invalid or expired token")
 	claims, err := s.cfg.Codec.Verify(raw)
 	if err != nil {
 		s.cfg.Logger.DebugContext(ctx, "token rejected", "reason", err)
-		return Actor{}, invalid
+		return Actor{}, invalidToken()
 	}
 	actor := UserURN(claims.ActorID)
 	if claims.Type == TokenTypeSession {
 		if err := s.session(ctx, raw, actor); err != nil {
 			if isNotFound(err) {
-				return Actor{}, invalid
+				return Actor{}, invalidToken()
 			}
 			return Actor{}, err
 		}
@@ -545,12 +600,12 @@ func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
 		info, err := s.tokenInfo(ctx, TokenID(raw, s.cfg.Salt))
 		if err != nil {
 			if isNotFound(err) {
-				return Actor{}, invalid
+				return Actor{}, invalidToken()
 			}
 			return Actor{}, err
 		}
 		if info.ActorURN != actor.String() || info.Expired(s.cfg.Now()) {
-			return Actor{}, invalid
+			return Actor{}, invalidToken()
 		}
 	}
 	u, err := s.user(ctx, actor)
@@ -558,10 +613,13 @@ func (s *Service) Authenticate(ctx context.Context, raw string) (Actor, error) {
 		return Actor{}, err
 	}
 	if u == nil || u.Suspended {
-		return Actor{}, invalid
+		return Actor{}, invalidToken()
 	}
 	return Actor{URN: actor}, nil
 }
+
+// invalidToken is Authenticate's refusal, made only when it refuses.
+func invalidToken() *Error { return Errorf(EUNAUTHENTICATED, "invalid or expired token") }
 
 // ActorFor returns the actor an auth-disabled request runs as: the user
 // named by X-DataHub-Actor, checked normally, or else the system actor.

@@ -30,9 +30,10 @@ const RootUser = catalogdtest.Root
 // catalogdSource is where catalogd's source is, relative to the module root.
 const catalogdSource = "./reference/cmd/catalogd"
 
-// startReference starts the reference and returns it as the target: four
+// startReference starts the reference and returns it as the target: five
 // instances of catalogd on one database (the first, one with
-// authentication off, one whose clock runs ahead, a replica), each logging
+// authentication off, one whose clock runs ahead, a replica, one behind a
+// proxy that terminates TLS), each logging
 // to a file of its own in reportsDir, and an admin token made by the first.
 func startReference(ctx context.Context, getenv func(string) string, reportsDir string, lag referenceLag) (_ *Target, err error) {
 	var stops stopList
@@ -103,7 +104,7 @@ func (h *harness) start(env []string, log *os.File) (*catalogdtest.Server, error
 	return srv, nil
 }
 
-// startOthers starts the other three instances and makes the admin token,
+// startOthers starts the other four instances and makes the admin token,
 // all at once: the first has migrated the database and made the root user.
 // The target it returns has their addresses and the token.
 func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target, error) {
@@ -123,9 +124,14 @@ func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target
 	// (@cap:replicas).
 	replica := &instance{what: "the replica instance", log: "catalogd-replica.log",
 		env: withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true")}
+	// Like the first, behind a proxy that terminates TLS, whose
+	// X-Forwarded-Proto it believes (@cap:https-frontend): the loopback
+	// address the proxy connects from is its only trusted proxy.
+	behindTLS := &instance{what: "the instance behind a TLS proxy", log: "catalogd-tls.log",
+		env: withEnv(withEnv(env, "METADATA_SERVICE_AUTH_ENABLED", "true"), "CATALOGD_TRUSTED_PROXIES", "127.0.0.1/32")}
 
 	var wg sync.WaitGroup
-	for _, in := range []*instance{noAuth, later, replica} {
+	for _, in := range []*instance{noAuth, later, replica, behindTLS} {
 		f, err := h.stops.create(filepath.Join(h.reportsDir, in.log))
 		if err != nil {
 			wg.Wait()
@@ -142,14 +148,21 @@ func (h *harness) startOthers(first *catalogdtest.Server, env []string) (*Target
 	wg.Go(func() { token, tokenErr = first.Token(h.ctx, RootUser, "catalogspec-admin", "ONE_DAY") })
 	wg.Go(func() { expired, expiredErr = first.ExpiredToken(h.ctx, RootUser, "catalogspec-expired") })
 	wg.Wait()
-	if err := errors.Join(tokenErr, expiredErr, noAuth.err, later.err, replica.err); err != nil {
+	if err := errors.Join(tokenErr, expiredErr, noAuth.err, later.err, replica.err, behindTLS.err); err != nil {
 		return nil, err
 	}
 	revoked, err := revokedToken(h.ctx, first, token)
 	if err != nil {
 		return nil, err
 	}
+	proxy, err := startTLSProxy(behindTLS.srv.Frontend)
+	if err != nil {
+		return nil, err
+	}
+	h.stops.add(proxy.stop)
 	return &Target{
+		HTTPSFrontend:  proxy.URL,
+		TLSRoots:       proxy.Roots,
 		AdminToken:     token,
 		RevokedToken:   revoked,
 		ExpiredToken:   expired,

@@ -38,7 +38,7 @@ func judgedLevels(failOn string) []string { return levels[:LevelRank(failOn)+1] 
 // replicas need an instance besides the target's two tiers (target.go).
 var knownCapabilities = []string{
 	"authentication", "graphql", "tokens", "tags", "policies", "entity-paths", "ingestion", "restli", "openapi",
-	"auth-disabled", "auth-disabled-frontend", "clock", "clock-frontend", "replicas", "ui",
+	"auth-disabled", "auth-disabled-frontend", "clock", "clock-frontend", "replicas", "https-frontend", "ui",
 	"native-users", "sign-in", "user-management", "deletion", "patch", "search", "timeseries",
 }
 

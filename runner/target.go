@@ -2,8 +2,11 @@ package runner
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -25,6 +28,7 @@ import (
 //	| CATALOGSPEC_LATER_GMS_URL  | metadata service of an instance of the same deployment whose clock runs 25 hours ahead | unset: @cap:clock is skipped |
 //	| CATALOGSPEC_LATER_FRONTEND_URL | frontend of that instance                 | unset: @cap:clock-frontend is skipped |
 //	| CATALOGSPEC_REPLICA_GMS_URL | metadata service of another instance of the same deployment (same database, same clock) | unset: @cap:replicas is skipped |
+//	| CATALOGSPEC_HTTPS_FRONTEND_URL | the deployment's frontend as people reach it over HTTPS | unset: @cap:https-frontend is skipped |
 //	| CATALOGSPEC_PROPAGATION_TIMEOUT | how long a policy change or a token list may take to show | 150s; 5s for the reference |
 //	| CATALOGSPEC_CATALOGD       | path to a built catalogd binary               | unset: go build it               |
 //	| CATALOGSPEC_REFERENCE_LAG  | start the reference lagging as DataHub does: datahub, or <policy refresh>[,<search lag>] | unset: immediate |
@@ -40,6 +44,7 @@ const (
 	EnvLater          = "CATALOGSPEC_LATER_GMS_URL"
 	EnvLaterFrontend  = "CATALOGSPEC_LATER_FRONTEND_URL"
 	EnvReplica        = "CATALOGSPEC_REPLICA_GMS_URL"
+	EnvHTTPSFrontend  = "CATALOGSPEC_HTTPS_FRONTEND_URL"
 	EnvPropagation    = "CATALOGSPEC_PROPAGATION_TIMEOUT"
 	envCatalogd       = "CATALOGSPEC_CATALOGD"
 	envReferenceLag   = "CATALOGSPEC_REFERENCE_LAG"
@@ -76,6 +81,14 @@ type Target struct {
 	// ReplicaGMS is the metadata service of another instance of the same
 	// deployment; "" when there is none.
 	ReplicaGMS string
+	// HTTPSFrontend is the deployment's frontend as people reach it over
+	// HTTPS (through whatever terminates TLS in front of it); "" when
+	// there is none.
+	HTTPSFrontend string
+	// TLSRoots are the certificates the suite trusts over HTTPS besides
+	// the system's: the harness's TLS proxy's; nil for the system's alone
+	// (which SSL_CERT_FILE and SSL_CERT_DIR can name).
+	TLSRoots *x509.CertPool
 	// Propagation is how long a policy change, or a token's appearing in
 	// or leaving a list, may take to show.
 	Propagation time.Duration
@@ -169,6 +182,7 @@ func targetOf(ctx context.Context, getenv func(string) string, reportsDir string
 		LaterGMS:       strings.TrimRight(getenv(EnvLater), "/"),
 		LaterFrontend:  strings.TrimRight(getenv(EnvLaterFrontend), "/"),
 		ReplicaGMS:     strings.TrimRight(getenv(EnvReplica), "/"),
+		HTTPSFrontend:  strings.TrimRight(getenv(EnvHTTPSFrontend), "/"),
 	}
 	var err error
 	if t.Propagation, err = propagation(getenv, defaultPropagation); err != nil {
@@ -184,13 +198,16 @@ func targetOf(ctx context.Context, getenv func(string) string, reportsDir string
 	if len(missing) > 0 {
 		return nil, fmt.Errorf("%s is set, so %s must be set too", EnvGMS, strings.Join(missing, " and "))
 	}
-	for name, u := range map[string]string{EnvGMS: t.GMS, EnvFrontend: t.Frontend, EnvNoAuth: t.NoAuthGMS, EnvNoAuthFrontend: t.NoAuthFrontend, EnvLater: t.LaterGMS, EnvLaterFrontend: t.LaterFrontend, EnvReplica: t.ReplicaGMS} {
+	for name, u := range map[string]string{EnvGMS: t.GMS, EnvFrontend: t.Frontend, EnvNoAuth: t.NoAuthGMS, EnvNoAuthFrontend: t.NoAuthFrontend, EnvLater: t.LaterGMS, EnvLaterFrontend: t.LaterFrontend, EnvReplica: t.ReplicaGMS, EnvHTTPSFrontend: t.HTTPSFrontend} {
 		if u == "" {
 			continue
 		}
 		if p, err := url.Parse(u); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
 			return nil, fmt.Errorf("%s=%q is not an http(s) base URL", name, u)
 		}
+	}
+	if u, err := url.Parse(t.HTTPSFrontend); t.HTTPSFrontend != "" && (err != nil || u.Scheme != "https") {
+		return nil, fmt.Errorf("%s=%q is not an https URL: it names the frontend as people reach it over HTTPS", EnvHTTPSFrontend, t.HTTPSFrontend)
 	}
 	return t, nil
 }
@@ -220,7 +237,21 @@ var capabilities = []struct {
 	{"@cap:clock", func(t *Target) bool { return t.LaterGMS != "" }, "an instance whose clock runs 25 hours ahead (" + EnvLater + ")"},
 	{"@cap:clock-frontend", func(t *Target) bool { return t.LaterFrontend != "" }, "the frontend of an instance whose clock runs 25 hours ahead (" + EnvLaterFrontend + ")"},
 	{"@cap:replicas", func(t *Target) bool { return t.ReplicaGMS != "" }, "a second instance of the same deployment (" + EnvReplica + ")"},
+	{"@cap:https-frontend", func(t *Target) bool { return t.HTTPSFrontend != "" }, "the frontend as people reach it over HTTPS (" + EnvHTTPSFrontend + ")"},
 	{"@cap:ui", func(t *Target) bool { return t.Pages }, "a frontend that serves the sign-in and access tokens pages (its GET /login answers no sign-in form with data-testid=\"login-form\")"},
+}
+
+// HTTPClient is a client of the target's URLs with the timeout: over
+// HTTPS it trusts TLSRoots when the harness set them (its own TLS proxy's
+// certificate), else the system's roots.
+func (t *Target) HTTPClient(timeout time.Duration) *http.Client {
+	c := &http.Client{Timeout: timeout}
+	if t != nil && t.TLSRoots != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{RootCAs: t.TLSRoots, MinVersion: tls.VersionTLS12}
+		c.Transport = tr
+	}
+	return c
 }
 
 // Lacks says what the target lacks for the scenario, "" when nothing.
@@ -275,8 +306,12 @@ func (t *Target) describe() string {
 		}
 		return fmt.Sprintf("read-only audit of a deployment, %s: gms %s, frontend %s", as, t.GMS, t.Frontend)
 	}
-	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s, later-clock gms %s, replica gms %s, propagation window %s",
-		who, t.GMS, t.Frontend, noAuth, later, replica, t.Propagation)
+	https := t.HTTPSFrontend
+	if https == "" {
+		https = "none (@cap:https-frontend scenarios are skipped)"
+	}
+	return fmt.Sprintf("%s: gms %s, frontend %s, auth-disabled gms %s, later-clock gms %s, replica gms %s, https frontend %s, propagation window %s",
+		who, t.GMS, t.Frontend, noAuth, later, replica, https, t.Propagation)
 }
 
 var errNoCatalogd = errors.New("catalogd binary not found")

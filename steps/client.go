@@ -111,7 +111,7 @@ func newExpect(w *world) *httpexpect.Expect {
 		// is only a default.
 		BaseURL:  w.suite.Target.GMS,
 		Reporter: reporter{w},
-		Client:   &http.Client{Timeout: 30 * time.Second},
+		Client:   w.suite.Target.HTTPClient(30 * time.Second),
 		Printers: []httpexpect.Printer{recorder{w}},
 		Formatter: &httpexpect.DefaultFormatter{
 			DisableRequests:  true, // the recorder shows them, masked

@@ -22,6 +22,7 @@ func registerHostileRequestsSteps(s stepRegistrar) {
 	s.Step(`^the answer shows nothing of the tag$`, answerDoesNotShowTag)
 	s.Step(`^(the administrator|someone without a token) creates a tag through the (metadata service|frontend) in a request that names another host$`, createsTagNamingAnotherHost)
 	s.Step(`^the request is refused as sent to a host the service does not answer to$`, refusedAsMisdirected)
+	s.Step(`^the administrator creates a tag through the (metadata service|frontend) in a request that names (localhost|the service's own host) followed by another domain$`, createsTagNamingPrefixedHost)
 }
 
 // Steps of hostile_requests.feature: documents built to exhaust the
@@ -263,6 +264,27 @@ func createsTagNamingAnotherHost(ctx context.Context, who, tier string) error {
 	if who == "someone without a token" {
 		c = w.anonymous()
 	}
+	return w.createTagNamingHost(c, tier, func(string) string { return w.unique("rebound") + ".example" })
+}
+
+// createsTagNamingPrefixedHost names a host that begins with one the
+// service answers to, localhost or the host of its own URL, followed by a
+// domain of another site's (as its owner may name a host of theirs):
+// "localhost.<x>.example", "127.0.0.1.<x>.example".
+func createsTagNamingPrefixedHost(ctx context.Context, tier, prefix string) error {
+	w := theWorld(ctx)
+	return w.createTagNamingHost(w.admin(), tier, func(own string) string {
+		if prefix == "localhost" {
+			own = "localhost"
+		}
+		return own + "." + w.unique("rebound") + ".example"
+	})
+}
+
+// createTagNamingHost sends a tag creation as c to the tier's address,
+// naming in its Host header the name hostFor makes of the tier's own host
+// name (and the tier's port).
+func (w *world) createTagNamingHost(c caller, tier string, hostFor func(own string) string) error {
 	endpoint := c.gms + "/api/graphql"
 	if tier == "frontend" {
 		endpoint = c.frontend + "/api/graphql"
@@ -270,8 +292,12 @@ func createsTagNamingAnotherHost(ctx context.Context, who, tier string) error {
 	t := w.newTag()
 	w.tag = t
 	body, _ := json.Marshal(graphQLRequest{Query: w.suite.docs.createTag, Variables: map[string]any{"input": map[string]any{"id": t.id, "name": t.name}}})
-	host := w.unique("rebound") + ".example"
-	if u, err := url.Parse(endpoint); err == nil && u.Port() != "" {
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return w.failed(err)
+	}
+	host := hostFor(u.Hostname())
+	if u.Port() != "" {
 		host += ":" + u.Port()
 	}
 	a := w.send(c, request{method: http.MethodPost, url: endpoint, contentType: "application/json", body: body, host: host})

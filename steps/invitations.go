@@ -26,6 +26,12 @@ func registerInvitationsSteps(s stepRegistrar) {
 	s.Step(`^the root user is as it was$`, rootAsItWas)
 	s.Step(`^no one signs in as the root user with the password `+who+` chose$`, noOneSignsInAsRoot)
 	s.Step(`^`+who+` (?:can sign|signs) in at the frontend's sign-in API with the password `+pronoun+` chose$`, signsInWithChosenPassword)
+	s.Step(`^`+who+` (asks for the invite token|makes a new invite token) for the (Reader|Editor) role$`, asksForRoleInvite)
+	s.Step(`^the administrator has asked for the invite tokens? (?:for )?(no role|the Reader role|the Editor role)(?: and (?:for )?(no role|the Reader role|the Editor role))?$`, adminHasRoleInvites)
+	s.Step(`^`+who+` asks for the invite tokens for the Reader role, for the Editor role and for no role$`, asksForThreeInvites)
+	s.Step(`^the three invite tokens differ, and with each a new person signs up$`, threeInvitesSignUp)
+	s.Step(`^with the invite token for (no role|the Reader role|the Editor role) `+who+` signs up and is signed in as `+who+`$`, signsUpWithRoleInvite)
+	s.Step(`^`+who+` signs up with the invite token for the (Reader|Editor) role before the new one$`, signsUpWithOldRoleInvite)
 }
 
 // Invitations and signing up (invitations.feature): getInviteToken and
@@ -377,4 +383,208 @@ func lookalikeDoesNotExist(ctx context.Context) error {
 		return w.fail("no one signed up under a name that reads as another's")
 	}
 	return w.noProfile("urn:li:corpuser:" + w.lookalikeName)
+}
+
+// Invite tokens per role. DataHub keeps one invite token for each role a
+// sign-up may be offered (getInviteToken and createInviteToken take a
+// roleUrn; InviteTokenService filters its tokens by role, or by having
+// none) and one for no role; each signs people up. The suite asks for
+// DataHub's own roles, Reader and Editor, which a sign-up does not grant
+// (the web app's acceptRole does).
+
+// roleURN is the dataHubRole a step names ("" for no role).
+func roleURN(role string) string {
+	switch role = strings.TrimSuffix(strings.TrimPrefix(role, "the "), " role"); role {
+	case "", "no":
+		return ""
+	}
+	return "urn:li:dataHubRole:" + role
+}
+
+// roleName names a role for messages.
+func roleName(urn string) string {
+	if urn == "" {
+		return "no role"
+	}
+	return "the role " + strings.TrimPrefix(urn, "urn:li:dataHubRole:")
+}
+
+// roleInviteAs asks c for the invite token of the role ("" for none), or
+// with create for a new one.
+func (w *world) roleInviteAs(c caller, create bool, role string) *answer {
+	doc, field, what := w.suite.docs.getInviteToken, "getInviteToken", "asking for the invite token"
+	if create {
+		doc, field, what = w.suite.docs.createInviteToken, "createInviteToken", "making a new invite token"
+	}
+	input := map[string]any{}
+	if role != "" {
+		input["roleUrn"] = role
+	}
+	a := w.graphql(c, doc, map[string]any{"input": input})
+	a.what = fmt.Sprintf("%s %s for %s (%s)", c.name, what, roleName(role), field)
+	return a
+}
+
+// currentRoleInvite is the role's invite token the administrator reads now.
+func (w *world) currentRoleInvite(role string) (string, error) {
+	return w.inviteFrom(w.roleInviteAs(w.admin(), false, role), "getInviteToken")
+}
+
+// keepRoleInvite records the role's invite token, and the one it replaced.
+func (w *world) keepRoleInvite(role, token string) {
+	if w.roleInvites == nil {
+		w.roleInvites, w.roleInvitesBefore = map[string]string{}, map[string]string{}
+	}
+	if old, ok := w.roleInvites[role]; ok && old != token {
+		w.roleInvitesBefore[role] = old
+	}
+	w.roleInvites[role] = token
+}
+
+// asksForRoleInvite asks, as name, for a role's invite token or a new one.
+// A new one refused leaves the role's invite token as it was.
+func asksForRoleInvite(ctx context.Context, name, act, role string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	urn, create := roleURN(role), act == "makes a new invite token"
+	var before string
+	if create {
+		if before, err = w.currentRoleInvite(urn); err != nil {
+			return err
+		}
+		w.keepRoleInvite(urn, before)
+	}
+	a := w.roleInviteAs(c, create, urn)
+	a.noEffect = nothingToCheck
+	if create {
+		a.noEffect = func() error {
+			now, err := w.currentRoleInvite(urn)
+			if err != nil {
+				return err
+			}
+			if now != before {
+				return w.fail("the invite token for %s changed although %s was refused", roleName(urn), a.what)
+			}
+			return nil
+		}
+	}
+	w.last = a
+	if g, err := a.decodeGraphQL(); err == nil && len(g.Errors) == 0 {
+		field := "getInviteToken"
+		if create {
+			field = "createInviteToken"
+		}
+		invite, err := w.inviteFrom(a, field)
+		if err != nil {
+			return err
+		}
+		w.keepRoleInvite(urn, invite)
+	}
+	return w.checkpoint()
+}
+
+func adminHasRoleInvites(ctx context.Context, first, second string) error {
+	w := theWorld(ctx)
+	for _, role := range []string{first, second} {
+		if role == "" {
+			continue
+		}
+		urn := roleURN(role)
+		invite, err := w.currentRoleInvite(urn)
+		if err != nil {
+			return err
+		}
+		w.keepRoleInvite(urn, invite)
+	}
+	return nil
+}
+
+func asksForThreeInvites(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	for _, role := range []string{"urn:li:dataHubRole:Reader", "urn:li:dataHubRole:Editor", ""} {
+		a := w.roleInviteAs(c, false, role)
+		w.last = a
+		invite, err := w.inviteFrom(a, "getInviteToken")
+		if err != nil {
+			return err
+		}
+		w.keepRoleInvite(role, invite)
+	}
+	return nil
+}
+
+// threeInvitesSignUp: the invite tokens of the two roles and of no role
+// are three different tokens, and each signs a new person up (signed in
+// as themselves).
+func threeInvitesSignUp(ctx context.Context) error {
+	w := theWorld(ctx)
+	roles := []string{"urn:li:dataHubRole:Reader", "urn:li:dataHubRole:Editor", ""}
+	seen := map[string]string{}
+	for _, role := range roles {
+		invite := w.roleInvites[role]
+		if invite == "" {
+			return w.fail("no invite token was given for %s", roleName(role))
+		}
+		if other, dup := seen[invite]; dup {
+			return w.fail("the invite token for %s is the one for %s: one token for two kinds of sign-up", roleName(role), other)
+		}
+		seen[invite] = roleName(role)
+	}
+	for i, role := range roles {
+		if err := w.signUpWith(w.person([]string{"Carl", "Dan", "Eve"}[i]), w.roleInvites[role], roleName(role)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// signUpWith signs p up with invite, and checks that the frontend signed
+// them in as themselves.
+func (w *world) signUpWith(p *person, invite, whose string) error {
+	w.choosePassword(p)
+	c := w.clientOf(p)
+	a := w.signUp(c, p.name, p.signUpBody(invite))
+	a.what += " with the invite token for " + whose
+	w.last, w.lastClient = a, c
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	p.exists, p.native = true, true
+	return w.answerNames(w.clientWhoAmI(c), p.urn)
+}
+
+func signsUpWithRoleInvite(ctx context.Context, role, name, as string) error {
+	w := theWorld(ctx)
+	urn := roleURN(role)
+	invite := w.roleInvites[urn]
+	if invite == "" && urn == "" {
+		invite = w.invite
+	}
+	if invite == "" {
+		return w.fail("no invite token for %s was given in this scenario", roleName(urn))
+	}
+	if name != as {
+		return w.fail("%s signs up as %s: a defect of the feature", name, as)
+	}
+	return w.signUpWith(w.person(name), invite, roleName(urn))
+}
+
+func signsUpWithOldRoleInvite(ctx context.Context, name, role string) error {
+	w := theWorld(ctx)
+	urn := roleURN(role)
+	old := w.roleInvitesBefore[urn]
+	if old == "" || old == w.roleInvites[urn] {
+		return w.fail("no invite token for %s was made after another in this scenario", roleName(urn))
+	}
+	p := w.person(name)
+	w.choosePassword(p)
+	w.attemptSignUp(p, p.signUpBody(old))
+	return w.checkpoint()
 }

@@ -27,6 +27,9 @@ type nativeState struct {
 	// invite is the invite token an answer gave last; previousInvite the
 	// one before it.
 	invite, previousInvite string
+	// roleInvites are the invite tokens given for a role ("" for none),
+	// and roleInvitesBefore the ones they replaced (invitations.go).
+	roleInvites, roleInvitesBefore map[string]string
 	// lastClient is the client that made the last sign-in, sign-up or
 	// reset attempt.
 	lastClient *apiClient
@@ -38,6 +41,10 @@ type nativeState struct {
 	newPassword string
 	// before is a user's profile read before an attempt, by username.
 	before map[string]string
+	// cookiesExpected: the last answer must set cookies (sign_in_api.go).
+	cookiesExpected bool
+	// removals are the answers of the removals a scenario tried (users.go).
+	removals []*answer
 	// former is what a removed user held before their name came back
 	// (users.go).
 	former *formerSelf

@@ -17,6 +17,8 @@ func registerOpenAPISteps(s stepRegistrar) {
 	s.Step(`^`+who+` writes proposals for (two new datasets|two new datasets of more than a MiB|that dataset and another new dataset) in one request through OpenAPI( for asynchronous ingestion)?$`, writesProposalsOpenAPI)
 	s.Step(`^the write is answered with the dataset and its properties$`, writeAnsweredWithDataset)
 	s.Step(`^the write is acknowledged$`, writeAcknowledged)
+	s.Step(`^`+who+` writes proposals that describe a new dataset twice, differently, in one request through OpenAPI$`, writesDescribingTwiceOpenAPI)
+	s.Step(`^the write is answered with the dataset once, with its later description$`, answeredWithLaterDescription)
 	s.Step(`^`+who+` reads (the dataset|the dataset's properties|the dataset in a batch|a dataset no one has written|the ownership of a dataset that has none) through OpenAPI$`, readsOpenAPI)
 	s.Step(`^the OpenAPI answer names the dataset and holds its properties, institutional memory and key, each with its value$`, openAPIAnswerHoldsAll)
 	s.Step(`^the OpenAPI answer is the dataset's properties with its description$`, openAPIAnswerIsProperties)
@@ -26,6 +28,8 @@ func registerOpenAPISteps(s stepRegistrar) {
 	s.Step(`^the answer says in JSON why it was refused$`, answerSaysWhy)
 	s.Step(`^`+who+` deletes the dataset through OpenAPI$`, deletesOpenAPI)
 	s.Step(`^the deletion is acknowledged$`, writeAcknowledged)
+	s.Step(`^`+who+` deletes (a dataset no one has written|a dataset `+pronoun+` has deleted already) through OpenAPI$`, deletesAbsentOpenAPI)
+	s.Step(`^DataHub's SDK finds no such dataset$`, sdkFindsNoDataset)
 	s.Step(`^someone without a token (writes|reads an entity|reads an aspect|reads a batch|deletes) through OpenAPI on the (metadata service|frontend)$`, anonymousOpenAPI)
 	s.Step(`^the configuration names a DataHub version of 1\.0\.1 or later$`, configVersionAtLeast101)
 }
@@ -88,6 +92,61 @@ func writesProposalsOpenAPI(ctx context.Context, name, which, async string) erro
 	w.batchAsync = async != ""
 	w.last = w.writeOpenAPI(c, "metadata service")
 	return w.checkpoint()
+}
+
+// writesDescribingTwiceOpenAPI writes, through OpenAPI, items naming a
+// new dataset's description twice (describedTwiceBatch), one item per
+// proposal as emit_mcps sends them.
+func writesDescribingTwiceOpenAPI(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.dataset = w.newDataset()
+	w.batch = w.describedTwiceBatch(w.dataset, w.newDataset())
+	w.last = w.writeOpenAPI(c, "metadata service")
+	return w.checkpoint()
+}
+
+// answeredWithLaterDescription: DataHub's EntityController answers each
+// entity written once, an aspect written twice with its later value
+// (buildEntityList: "just take latest one").
+func answeredWithLaterDescription(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	var list []map[string]json.RawMessage
+	if err := a.jsonBody(&list); err != nil {
+		return w.fail("%s: %v (expected a list of the entities written)", a.what, err)
+	}
+	seen := 0
+	for _, raw := range list {
+		urn, values, err := w.openAPIEntity(a, raw)
+		if err != nil {
+			return err
+		}
+		if urn != d.urn {
+			continue
+		}
+		seen++
+		if !propertiesItem(d).shows(values["datasetProperties"]) {
+			return w.fail("%s lists %s with the properties %s, expected the later description %q", a.what, d.urn, values["datasetProperties"], d.description)
+		}
+	}
+	if seen != 1 {
+		return w.fail("%s lists %s %d times, expected once", a.what, d.urn, seen)
+	}
+	return nil
 }
 
 // writeAnsweredWithDataset checks the answer to a synchronous write as
@@ -400,6 +459,58 @@ func deletesOpenAPI(ctx context.Context, name string) error {
 	a.noEffect = func() error { return datasetDescriptionReadsBack(ctx, tierGMS) }
 	w.last = a
 	return w.checkpoint()
+}
+
+// deletesAbsentOpenAPI deletes, as DataHub's SDK sends a proposal to
+// delete, a dataset that does not exist: one never written, or one the
+// person has just deleted (the first deletion must be acknowledged).
+func deletesAbsentOpenAPI(ctx context.Context, name, what string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	d := w.newDataset()
+	w.dataset = d
+	del := func() *answer {
+		req := sdkclient.OpenAPIWrite(sdkclient.MCP{EntityURN: d.urn, ChangeType: "DELETE", AspectName: "datasetProperties"}, false)
+		a := w.sdkSend(c, req.Method, c.gms+req.Path, req.Body)
+		a.what = fmt.Sprintf("%s deleting %s (%s) through OpenAPI", name, d.urn, what)
+		a.noEffect = func() error { return w.noSuchDataset(d) }
+		return a
+	}
+	if what != "a dataset no one has written" {
+		if err := w.mustIngest(w.admin(), "dataset", d.urn, "datasetProperties", datasetProperties{Description: d.description, CustomProperties: map[string]string{}}); err != nil {
+			return err
+		}
+		first := del()
+		first.what = fmt.Sprintf("%s deleting %s the first time through OpenAPI", name, d.urn)
+		if err := w.acknowledged(first); err != nil {
+			return err
+		}
+	}
+	w.last = del()
+	return w.checkpoint()
+}
+
+// noSuchDataset checks what DataHub's SDK's exists() asks: the dataset's
+// key aspect is not found (404) through the aspect path, so nothing of it
+// is there, not even the key a write would have made.
+func (w *world) noSuchDataset(d *datasetRecord) error {
+	a := w.readAspect(w.reader(), tierGMS, d.urn, "datasetKey")
+	if a.status != http.StatusNotFound {
+		return w.fail("%s answered status %d, expected 404: DataHub's SDK finds that %s exists", a.what, a.status, d.urn)
+	}
+	return nil
+}
+
+func sdkFindsNoDataset(ctx context.Context) error {
+	w := theWorld(ctx)
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	return w.noSuchDataset(d)
 }
 
 func anonymousOpenAPI(ctx context.Context, does, tier string) error {

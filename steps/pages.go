@@ -94,7 +94,7 @@ func (w *world) browserOf(name string) (*runner.Page, error) {
 				pairs[i] = c.Name + "=" + c.Value
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			err := logOut(ctx, frontend, strings.Join(pairs, "; "))
+			err := logOut(ctx, w.suite.Target.HTTPClient(30*time.Second), frontend, strings.Join(pairs, "; "))
 			cancel()
 			if err == nil {
 				w.suite.trace.count("sessions", 1)

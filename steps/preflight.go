@@ -26,7 +26,7 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 	docs := d.docs
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	c := &http.Client{Timeout: 10 * time.Second}
+	c := t.HTTPClient(10 * time.Second)
 	p := preflighter{ctx: ctx, c: c, token: t.AdminToken, tokenVar: runner.EnvAdmin}
 
 	if err := p.healthy(runner.EnvGMS, t.GMS); err != nil {
@@ -35,7 +35,7 @@ func preflight(ctx context.Context, t *runner.Target, d *Definitions) error {
 	if err := p.healthy(runner.EnvFrontend, t.Frontend); err != nil {
 		return err
 	}
-	for name, u := range map[string]string{runner.EnvNoAuth: t.NoAuthGMS, runner.EnvNoAuthFrontend: t.NoAuthFrontend, runner.EnvLater: t.LaterGMS, runner.EnvLaterFrontend: t.LaterFrontend, runner.EnvReplica: t.ReplicaGMS} {
+	for name, u := range map[string]string{runner.EnvNoAuth: t.NoAuthGMS, runner.EnvNoAuthFrontend: t.NoAuthFrontend, runner.EnvLater: t.LaterGMS, runner.EnvLaterFrontend: t.LaterFrontend, runner.EnvReplica: t.ReplicaGMS, runner.EnvHTTPSFrontend: t.HTTPSFrontend} {
 		if u != "" {
 			if err := p.healthy(name, u); err != nil {
 				return err

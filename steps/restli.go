@@ -33,6 +33,7 @@ func registerRestLiSteps(s stepRegistrar) {
 	s.Step(`^`+who+` writes a batch of proposals for that dataset and another new dataset$`, writesBatchForThatDataset)
 	s.Step(`^`+who+` writes a batch of proposals for two new datasets, the second description not being text$`, writesBatchWithBadValue)
 	s.Step(`^the batch is acknowledged$`, batchAcknowledged)
+	s.Step(`^`+who+` writes a batch of proposals that describes a new dataset twice, differently$`, writesBatchDescribingTwice)
 	s.Step(`^someone without a token (reads an aspect|reads an entity|writes a batch) through the (metadata service|frontend)$`, anonymousRestli)
 	s.Step(`^`+who+` puts a description for a new dataset as the datahub CLI does$`, putsDescription)
 	s.Step(`^the configuration names no DataHub version, or one DataHub's SDK can read$`, configVersionReadable)
@@ -487,6 +488,20 @@ func writesBatchWithBadValue(ctx context.Context, name string) error {
 	}
 	w.batch = w.twoDatasetsBatch(w.newDataset(), w.newDataset())
 	w.batch[2].mcp.Aspect = sdkclient.Obj{{Key: "customProperties", Value: sdkclient.Obj{}}, {Key: "description", Value: 42}, {Key: "tags", Value: []any{}}}
+	w.last = w.writeBatch(c, "metadata service")
+	return w.checkpoint()
+}
+
+// writesBatchDescribingTwice writes, on Rest.li, a batch naming a new
+// dataset's description twice (describedTwiceBatch).
+func writesBatchDescribingTwice(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.dataset = w.newDataset()
+	w.batch = w.describedTwiceBatch(w.dataset, w.newDataset())
 	w.last = w.writeBatch(c, "metadata service")
 	return w.checkpoint()
 }

@@ -21,6 +21,12 @@ func registerSDKSteps(s stepRegistrar) {
 	s.Step(`^every proposal of the batch reads back$`, everyProposalReadsBack)
 	s.Step(`^no proposal of the batch was stored$`, noProposalStored)
 	s.Step(`^DataHub's SDK finds that each dataset of the batch exists$`, sdkFindsEachDataset)
+	s.Step(`^the later description reads back, and every other proposal of the batch$`, laterDescriptionReadsBack)
+	s.Step(`^`+who+` reads `+own+` own user through `+userPaths+`$`, readsOwnUserThrough)
+	s.Step(`^the answer is `+who+`'s user, with `+own+` info$`, answerIsUserWithInfo)
+	s.Step(`^`+who+` is refused `+who+`'s user through `+userPaths+`, and shown nothing of (?:him|her|them)$`, refusedOthersUserThrough)
+	s.Step(`^`+who+` reads `+own+` own user and `+who+`'s in a batch through (the v2 entity path|OpenAPI)$`, readsOwnAndOthersUserInBatch)
+	s.Step(`^the answer shows nothing of `+who+`'s user$`, answerShowsNothingOfUser)
 }
 
 // What restli.feature and openapi.feature share: requests shaped as
@@ -32,6 +38,7 @@ type sdkState struct {
 	batch      []batchItem // the proposals of the last batch written, or meant to be
 	batchAsync bool        // the batch was sent for asynchronous ingestion
 	other      string      // the URN of a dataset named but never written
+	userPath   string      // the path the last read of a user went through
 }
 
 // batchItem is one proposal of a batch, with how to find it again.
@@ -41,6 +48,9 @@ type batchItem struct {
 	class string // its record's full name, as the entity path shows it
 	// shows says whether an aspect read back (its value) is the one written.
 	shows func(value json.RawMessage) bool
+	// superseded: a later proposal of the batch names the same aspect of
+	// the same entity, so this one is not what reads back.
+	superseded bool
 }
 
 // sdkHeaders are the headers of the SDK's session (sdkclient.Headers)
@@ -144,6 +154,9 @@ func (w *world) batchStored(present bool) error {
 		return w.fail("no batch was written")
 	}
 	for _, b := range w.batch {
+		if present && b.superseded {
+			continue
+		}
 		a := w.readEntity(w.reader(), tierGMS, b.urn, false)
 		if !present {
 			if err := w.aspectAbsent(a, "DatasetSnapshot", b.class); err != nil {
@@ -162,6 +175,38 @@ func (w *world) batchStored(present bool) error {
 		if !b.shows(raw) {
 			return w.fail("%s: %s is %s, not what the batch wrote", a.what, b.class, raw)
 		}
+	}
+	return nil
+}
+
+// describedTwiceBatch is a batch that names the description of d twice,
+// the later one different, with another aspect of d between them and
+// another dataset's description after: the earlier description is
+// superseded, and each of the others must read back.
+func (w *world) describedTwiceBatch(d, other *datasetRecord) []batchItem {
+	earlier := *d
+	earlier.description += " (earlier, superseded in the same batch)"
+	first := propertiesItem(&earlier)
+	first.superseded = true
+	return []batchItem{first, w.memoryItem(d), propertiesItem(d), propertiesItem(other)}
+}
+
+// laterDescriptionReadsBack: what DataHub keeps of a batch naming one
+// aspect of one entity twice is the later value (AspectsBatch's
+// "inner-batch upserts"), and every other proposal; the earlier value is
+// nowhere.
+func laterDescriptionReadsBack(ctx context.Context) error {
+	w := theWorld(ctx)
+	if err := w.batchStored(true); err != nil {
+		return err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return err
+	}
+	a := w.readEntity(w.reader(), tierGMS, d.urn, false)
+	if strings.Contains(string(a.body), "superseded in the same batch") {
+		return w.fail("%s shows the earlier description, which a later proposal of the same batch replaced", a.what)
 	}
 	return nil
 }
@@ -315,4 +360,190 @@ func (w *world) configVersion() (string, error) {
 		return "", w.fail(`%s: versions["acryldata/datahub"].version is %v, not a string`, a.what, v)
 	}
 	return s, nil
+}
+
+// Reading users through the SDK's paths (restli.feature, openapi.feature):
+// everyone may read their own user entity whatever the policies say
+// (DataHub's authorizer adds a policy "View Self" for every actor:
+// PoliciesConfig.getDefaultPolicies), and no one else's without a read
+// privilege.
+
+// userPaths are the paths a user entity is read through, as a step names
+// them.
+const userPaths = `(?:the )?(metadata service's aspect path|frontend's aspect path|metadata service's v2 entity path|frontend's v2 entity path|OpenAPI|OpenAPI's aspect path|OpenAPI in a batch)`
+
+// readUser reads p's user through the path as c: the aspect paths read
+// corpUserInfo, the entity paths the whole entity.
+func (w *world) readUser(c caller, path string, p *person) *answer {
+	var a *answer
+	switch path {
+	case "metadata service's aspect path", "frontend's aspect path":
+		a = w.readAspect(c, strings.TrimSuffix(path, " aspect path"), p.urn, "corpUserInfo")
+	case "metadata service's v2 entity path", "frontend's v2 entity path":
+		a = w.readEntityV2(c, strings.TrimSuffix(path, " v2 entity path"), p.urn, nil)
+	case "OpenAPI":
+		a = w.sdkSend(c, http.MethodGet, c.gms+"/openapi/v3/entity/corpuser/"+sdkclient.URLEncode(p.urn), nil)
+	case "OpenAPI's aspect path":
+		a = w.sdkSend(c, http.MethodGet, c.gms+"/openapi/v3/entity/corpuser/"+sdkclient.URLEncode(p.urn)+"/corpUserInfo", nil)
+	default: // OpenAPI in a batch
+		a = w.sdkSend(c, http.MethodPost, c.gms+sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody([]string{p.urn}, nil))
+	}
+	a.what = fmt.Sprintf("%s reading %s's user (%s) through the %s", c.name, p.name, p.urn, path)
+	a.subject = p.urn
+	a.noEffect = nothingToCheck
+	return a
+}
+
+func readsOwnUserThrough(ctx context.Context, name, path string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	w.last = w.readUser(c, path, w.person(name))
+	w.userPath = path
+	return w.checkpoint()
+}
+
+// answerIsUserWithInfo checks the answer of a read of name's user as the
+// path answers it: their corpUserInfo (the display name the suite gave
+// them) and, on the entity paths, the entity's URN and its key.
+func answerIsUserWithInfo(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	p := w.person(name)
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	infoIs := func(raw json.RawMessage) error {
+		var info corpUserInfo
+		if err := json.Unmarshal(raw, &info); err != nil || info.DisplayName != p.name+" (catalogspec)" {
+			return w.fail("%s: the user's info is %s, expected the display name %q", a.what, raw, p.name+" (catalogspec)")
+		}
+		return nil
+	}
+	keyIs := func(raw json.RawMessage) error {
+		var key struct {
+			Username string `json:"username"`
+		}
+		if err := json.Unmarshal(raw, &key); err != nil || key.Username != p.username {
+			return w.fail("%s: the user's key is %s, expected the username %q", a.what, raw, p.username)
+		}
+		return nil
+	}
+	switch w.userPath {
+	case "metadata service's aspect path", "frontend's aspect path":
+		var body struct {
+			Aspect map[string]json.RawMessage `json:"aspect"`
+		}
+		if err := a.jsonBody(&body); err != nil {
+			return w.failed(err)
+		}
+		return infoIs(body.Aspect["com.linkedin.identity.CorpUserInfo"])
+	case "metadata service's v2 entity path", "frontend's v2 entity path":
+		e, err := w.entityResponse(a)
+		if err != nil {
+			return err
+		}
+		if e.URN != p.urn {
+			return w.fail("%s names %q, expected %q", a.what, e.URN, p.urn)
+		}
+		if err := infoIs(e.Aspects["corpUserInfo"].Value); err != nil {
+			return err
+		}
+		return keyIs(e.Aspects["corpUserKey"].Value)
+	case "OpenAPI's aspect path":
+		var body struct {
+			Value json.RawMessage `json:"value"`
+		}
+		if err := a.jsonBody(&body); err != nil {
+			return w.failed(err)
+		}
+		return infoIs(body.Value)
+	}
+	// OpenAPI: one entity; in a batch, a list holding it.
+	var raws []map[string]json.RawMessage
+	if w.userPath == "OpenAPI" {
+		var raw map[string]json.RawMessage
+		if err := a.jsonBody(&raw); err != nil {
+			return w.failed(err)
+		}
+		raws = append(raws, raw)
+	} else if err := a.jsonBody(&raws); err != nil {
+		return w.failed(err)
+	}
+	for _, raw := range raws {
+		urn, values, err := w.openAPIEntity(a, raw)
+		if err != nil {
+			return err
+		}
+		if urn != p.urn {
+			continue
+		}
+		if err := infoIs(values["corpUserInfo"]); err != nil {
+			return err
+		}
+		return keyIs(values["corpUserKey"])
+	}
+	return w.fail("%s does not hold %s", a.what, p.urn)
+}
+
+// refusedOthersUserThrough: name reading whose's user through the path is
+// refused with 403, and the answer shows nothing of whose's user.
+func refusedOthersUserThrough(ctx context.Context, name, whose, path string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	a := w.readUser(c, path, w.person(whose))
+	if a.status != http.StatusForbidden {
+		return w.fail("%s answered status %d, expected 403", a.what, a.status)
+	}
+	return w.showsNothingOfUser(a, w.person(whose))
+}
+
+// readsOwnAndOthersUserInBatch reads name's own user and whose's in one
+// request: the v2 entity path's batch, or OpenAPI's batchGet. The own user
+// comes first, so that a check of the first entity alone lets it through.
+func readsOwnAndOthersUserInBatch(ctx context.Context, name, whose, path string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	urns := []string{w.person(name).urn, w.person(whose).urn}
+	var a *answer
+	if path == "OpenAPI" {
+		a = w.sdkSend(c, http.MethodPost, c.gms+sdkclient.EntitiesPath("corpuser", false), sdkclient.EntitiesBody(urns, nil))
+	} else {
+		a = w.sdkSend(c, http.MethodGet, c.gms+sdkclient.EntitiesV2Path(urns), nil)
+	}
+	a.what = fmt.Sprintf("%s reading %s and %s in a batch through %s", name, urns[0], urns[1], path)
+	a.noEffect = nothingToCheck
+	w.last = a
+	return w.checkpoint()
+}
+
+func answerShowsNothingOfUser(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	return w.showsNothingOfUser(a, w.person(name))
+}
+
+// showsNothingOfUser checks that a refusal shows nothing of p's user: not
+// their display name, nor an aspect's class or value.
+func (w *world) showsNothingOfUser(a *answer, p *person) error {
+	for _, s := range []string{p.name + " (catalogspec)", "com.linkedin.identity.CorpUserInfo", `"value"`, `"username"`} {
+		if strings.Contains(string(a.body), s) {
+			return w.fail("%s was refused, but its answer shows %q", a.what, s)
+		}
+	}
+	return nil
 }

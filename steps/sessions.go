@@ -49,22 +49,65 @@ var (
 // at link: it opens the page, keeps its cookie, and sends the form as the
 // page holds it. The answer is not followed: the next step judges it.
 func (w *world) signInThroughForm(who, link, username, password string) *answer {
-	page := w.send(caller{name: who, frontend: w.frontend()}, request{method: http.MethodGet, url: link})
-	page.what = who + " opening the sign-in page"
-	csrf, next := formCSRF.FindSubmatch(page.body), formNext.FindSubmatch(page.body)
-	if page.status != http.StatusOK || csrf == nil {
+	page, cookies, csrf := w.openSignInPageAt(who, link)
+	if csrf == "" {
 		w.addFailure(fmt.Sprintf("%s answered status %d with no sign-in form holding a CSRF token", page.what, page.status))
 		return page
 	}
+	form := url.Values{"csrf_token": {csrf}, "username": {username}, "password": {password}}
+	if next := formNext.FindSubmatch(page.body); next != nil {
+		form.Set("next", html.UnescapeString(string(next[1])))
+	}
+	return w.postSignInForm(who, cookies, form)
+}
+
+// openSignInPage opens the frontend's sign-in page as a new browser: the
+// answer, the cookies it set (as a Cookie header's pairs) and its form's
+// CSRF token ("" when there is none).
+func (w *world) openSignInPage(who string) (*answer, []string, string) {
+	return w.openSignInPageAt(who, w.frontend()+"/login")
+}
+
+func (w *world) openSignInPageAt(who, link string) (*answer, []string, string) {
+	page := w.send(caller{name: who, frontend: w.frontend()}, request{method: http.MethodGet, url: link})
+	page.what = who + " opening the sign-in page"
 	var cookies []string
 	for _, c := range (&http.Response{Header: page.header}).Cookies() {
 		w.secret(c.Value)
 		cookies = append(cookies, c.Name+"="+c.Value)
 	}
-	form := url.Values{"csrf_token": {html.UnescapeString(string(csrf[1]))}, "username": {username}, "password": {password}}
-	if next != nil {
-		form.Set("next", html.UnescapeString(string(next[1])))
+	csrf := formCSRF.FindSubmatch(page.body)
+	if page.status != http.StatusOK || csrf == nil {
+		return page, cookies, ""
 	}
+	token := html.UnescapeString(string(csrf[1]))
+	w.secret(token)
+	return page, cookies, token
+}
+
+// sendSignInForm opens the sign-in page as a new browser and sends its
+// form with username and password, and with *token for its CSRF token
+// when token is not nil ("" leaves the field out).
+func (w *world) sendSignInForm(who, username, password string, token *string) *answer {
+	page, cookies, csrf := w.openSignInPage(who)
+	if csrf == "" {
+		w.addFailure(fmt.Sprintf("%s answered status %d with no sign-in form holding a CSRF token", page.what, page.status))
+		return page
+	}
+	form := url.Values{"csrf_token": {csrf}, "username": {username}, "password": {password}}
+	if token != nil {
+		if *token == "" {
+			form.Del("csrf_token")
+		} else {
+			form.Set("csrf_token", *token)
+		}
+	}
+	return w.postSignInForm(who, cookies, form)
+}
+
+// postSignInForm posts the sign-in form with the browser's cookies; the
+// answer is not followed.
+func (w *world) postSignInForm(who string, cookies []string, form url.Values) *answer {
 	a := w.send(caller{name: who, frontend: w.frontend()}, request{
 		method: http.MethodPost, url: w.frontend() + "/login", contentType: "application/x-www-form-urlencoded",
 		body: []byte(form.Encode()), headers: map[string]string{"Cookie": strings.Join(cookies, "; ")}, noRedirect: true,

@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // registerSignInAPISteps registers the steps of features/sign_in_api.feature.
@@ -35,6 +38,9 @@ func registerSignInAPISteps(s stepRegistrar) {
 	s.Step(`^`+who+`'s session is refused on the frontend's v2 GraphQL endpoint$`, sessionRefused)
 	s.Step(`^the administrator has removed `+who+`$`, adminRemovesUser)
 	s.Step(`^someone sends `+who+`'s personal access token as the session cookie to the frontend's v2 GraphQL endpoint$`, tokenAsSessionCookie)
+	s.Step(`^over HTTPS, (Ann signs in at the sign-in API|Ann's session asks who she is at the frontend's v2 GraphQL endpoint|Carl signs up with the invite token|Ann sets a new password with a reset token|someone opens the sign-in page)$`, overHTTPS)
+	s.Step(`^every cookie the frontend set is Secure$`, everyCookieSecure)
+	s.Step(`^the answer tells the browser to come back over HTTPS alone$`, answerCarriesHSTS)
 }
 
 // The frontend's sign-in API (sign_in_api.feature), as DataHub's
@@ -397,4 +403,139 @@ func tokenAsSessionCookie(ctx context.Context, name string) error {
 		headers: map[string]string{"Cookie": "PLAY_SESSION=" + p.token + "; actor=" + url.QueryEscape(p.urn)}}
 	w.last = w.askWhoAmI(c, t.Frontend+"/api/v2/graphql")
 	return w.checkpoint()
+}
+
+// Over HTTPS (signapi-17, @cap:https-frontend): the frontend as people reach
+// it through what terminates TLS in front of it. Its cookies then carry
+// Secure, so that a browser never sends them over plain HTTP, and its
+// answers Strict-Transport-Security, so that the browser comes back over
+// HTTPS alone (RFC 6265 section 4.1.2.5, RFC 6797).
+
+// overHTTPS does, at the frontend's HTTPS URL, what the step says; the
+// answer is the last one, judged by the next steps.
+func overHTTPS(ctx context.Context, does string) error {
+	w := theWorld(ctx)
+	front := w.suite.Target.HTTPSFrontend
+	if front == "" {
+		return w.fail("the target names no HTTPS frontend (%s)", runner.EnvHTTPSFrontend)
+	}
+	w.cookiesExpected = true
+	switch does {
+	case "Ann signs in at the sign-in API", "Ann's session asks who she is at the frontend's v2 GraphQL endpoint":
+		p := w.person("Ann")
+		if err := w.givePassword(p); err != nil {
+			return err
+		}
+		c := newAPIClient("Ann's browser over HTTPS", front)
+		a := w.signInAt(c, map[string]string{"username": p.username, "password": p.password})
+		w.last = a
+		if does == "Ann signs in at the sign-in API" {
+			if a.status != http.StatusOK {
+				return w.fail("%s answered status %d, expected 200", a.what, a.status)
+			}
+			return nil
+		}
+		if len(c.cookies()) == 0 {
+			return w.fail("%s answered status %d and set no cookie the client keeps over HTTPS", a.what, a.status)
+		}
+		w.cookiesExpected = false
+		me := w.clientWhoAmI(c)
+		w.last = me
+		return w.answerNames(me, p.urn)
+	case "Carl signs up with the invite token":
+		p := w.person("Carl")
+		w.choosePassword(p)
+		invite, err := w.currentInvite()
+		if err != nil {
+			return err
+		}
+		a := w.signUp(newAPIClient("Carl's browser over HTTPS", front), p.name, p.signUpBody(invite))
+		w.last = a
+		if a.status != http.StatusOK {
+			return w.fail("%s answered status %d, expected 200", a.what, a.status)
+		}
+		p.exists, p.native = true, true
+		return nil
+	case "Ann sets a new password with a reset token":
+		p := w.person("Ann")
+		if err := w.givePassword(p); err != nil {
+			return err
+		}
+		made := w.graphql(w.admin(), w.suite.docs.createResetToken, map[string]any{"input": map[string]any{"userUrn": p.urn}})
+		made.what = "the administrator making a password reset token for Ann"
+		var out *struct {
+			ResetToken string `json:"resetToken"`
+		}
+		if err := made.data("createNativeUserResetToken", &out); err != nil {
+			return w.failed(err)
+		}
+		if out == nil || out.ResetToken == "" {
+			return w.fail("%s answered no reset token", made.what)
+		}
+		w.secret(out.ResetToken)
+		password := "pw-" + randomID(16)
+		w.secret(password)
+		a := w.clientSend(newAPIClient("Ann's browser over HTTPS", front), http.MethodPost, "/resetNativeUserCredentials",
+			map[string]string{"email": p.username, "password": password, "resetToken": out.ResetToken})
+		a.what = "Ann setting a new password with a reset token over HTTPS"
+		w.last = a
+		if a.status != http.StatusOK {
+			return w.fail("%s answered status %d, expected 200", a.what, a.status)
+		}
+		p.password = password
+		return nil
+	}
+	// The sign-in page: whatever cookies it sets (a form's), and HSTS.
+	w.cookiesExpected = false
+	a := w.send(caller{name: "someone over HTTPS", frontend: front}, request{method: http.MethodGet, url: front + "/login"})
+	a.what = "someone opening the sign-in page over HTTPS"
+	for _, c := range setCookies(a) {
+		w.secret(c.Value)
+	}
+	w.last = a
+	if a.status != http.StatusOK {
+		return w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	return nil
+}
+
+// everyCookieSecure: every cookie the last answer set carries Secure (and
+// there is one, where the step signed someone in).
+func everyCookieSecure(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	cookies := setCookies(a)
+	if w.cookiesExpected && len(cookies) == 0 {
+		return w.fail("%s set no cookie, expected the session's", a.what)
+	}
+	for _, c := range cookies {
+		if !c.Secure {
+			return w.fail("%s set the cookie %s without Secure: a browser would send it over plain HTTP too", a.what, c.Name)
+		}
+	}
+	return nil
+}
+
+// answerCarriesHSTS: the last answer carries Strict-Transport-Security with
+// a positive max-age (RFC 6797 section 6.1.1; max-age=0 tells the browser
+// to forget it).
+func answerCarriesHSTS(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	h := a.header.Get("Strict-Transport-Security")
+	for _, d := range strings.Split(h, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(d), "=")
+		if strings.EqualFold(k, "max-age") {
+			if n, err := strconv.Atoi(strings.Trim(v, `"`)); err == nil && n > 0 {
+				return nil
+			}
+		}
+	}
+	return w.fail("%s answered Strict-Transport-Security %q, expected one with a positive max-age", a.what, h)
 }

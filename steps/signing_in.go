@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -37,6 +38,8 @@ func registerSigningInSteps(s stepRegistrar) {
 	s.Step(`^`+who+`'s right password is refused the same way, and signs no one in$`, rightPasswordThrottled)
 	s.Step(`^`+who+` signs in with `+own+` password$`, signsInWithPassword)
 	s.Step(`^`+who+`'s browser is rejected as unauthorized$`, isRejectedAsUnauthorized)
+	s.Step(`^`+who+`'s sign-in form is sent (without its CSRF token|with a CSRF token made up|with the CSRF token of another browser's sign-in page|with the CSRF token of `+who+`'s signed-in page)$`, sendsSignInFormWithBadCSRF)
+	s.Step(`^the sign-in form is refused, and no one is signed in$`, signInFormRefused)
 }
 
 func signsIn(ctx context.Context, name string) error {
@@ -477,4 +480,71 @@ func signsInWithPassword(ctx context.Context, name string) error {
 		return w.fail("%s set no cookie", a.what)
 	}
 	return w.answerNames(w.askWhoAmI(w.sessionCaller(name+"'s session", session), w.frontend()+"/api/graphql"), p.urn)
+}
+
+// The sign-in form's own CSRF token (signin-12): before anyone is signed
+// in, the form's token is bound to the browser that opened the page, so
+// that another site cannot sign a browser in as someone else (login CSRF).
+// These steps drive the form over HTTP as a browser sends it.
+
+// sendsSignInFormWithBadCSRF opens the sign-in page as a new browser and
+// sends its form with name's right password, but with the CSRF token the
+// step names instead of the page's own.
+func sendsSignInFormWithBadCSRF(ctx context.Context, name, how, other string) error {
+	w := theWorld(ctx)
+	p := w.person(name)
+	if err := w.givePassword(p); err != nil {
+		return err
+	}
+	var token string
+	switch {
+	case how == "without its CSRF token":
+	case how == "with a CSRF token made up":
+		token = randomID(43)
+	case how == "with the CSRF token of another browser's sign-in page":
+		page, _, csrf := w.openSignInPage("another browser")
+		if csrf == "" {
+			return w.fail("%s answered status %d with no sign-in form holding a CSRF token", page.what, page.status)
+		}
+		token = csrf
+	default:
+		o := w.person(other)
+		if err := w.givePassword(o); err != nil {
+			return err
+		}
+		page := w.send(w.sessionCaller(other+"'s browser", o.session), request{method: http.MethodGet, url: w.frontend() + "/settings/tokens"})
+		page.what = other + "'s browser opening the access tokens page"
+		m := formCSRF.FindSubmatch(page.body)
+		if page.status != http.StatusOK || m == nil {
+			return w.fail("%s answered status %d with no form holding a CSRF token", page.what, page.status)
+		}
+		token = html.UnescapeString(string(m[1]))
+		w.secret(token)
+	}
+	w.last = w.sendSignInForm(name+"'s browser", p.username, p.password, &token)
+	return w.checkpoint()
+}
+
+// signInFormRefused: the form is refused (4xx), the answer sets no session,
+// and the cookies the browser holds then are no session either.
+func signInFormRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	if a.status < 400 || a.status > 499 {
+		return w.fail("%s answered status %d, expected a refusal (403)", a.what, a.status)
+	}
+	cookies := (&http.Response{Header: a.header}).Cookies()
+	for _, c := range cookies {
+		if c.Name == "PLAY_SESSION" && c.Value != "" && c.MaxAge >= 0 {
+			return w.fail("%s set the session cookie: someone was signed in", a.what)
+		}
+	}
+	me := w.askWhoAmI(w.sessionCaller("the browser that sent the form", cookies), w.frontend()+"/api/v2/graphql")
+	if me.status != http.StatusUnauthorized {
+		return w.fail("%s answered status %d, expected 401: the browser holds a session", me.what, me.status)
+	}
+	return nil
 }

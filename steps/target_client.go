@@ -381,14 +381,16 @@ func (c *targetClient) updatePolicy(ctx context.Context, urn string, in policyIn
 }
 
 // logOut ends a session at the frontend (GET /logOut, as DataHub's web app
-// signs out).
-func logOut(ctx context.Context, frontend string, cookies string) error {
+// signs out), through hc (the target's client: over HTTPS it trusts what
+// the target's TLS proxy presents).
+func logOut(ctx context.Context, hc *http.Client, frontend string, cookies string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, frontend+"/logOut", nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Cookie", cookies)
-	c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := c.Do(req)
 	if err != nil {
 		return fmt.Errorf("signing out at %s/logOut: %v", frontend, plainError(err))
@@ -401,8 +403,8 @@ func logOut(ctx context.Context, frontend string, cookies string) error {
 }
 
 // sessionLive says whether the session cookie still signs someone in at
-// the frontend (its GraphQL endpoint answers `me`).
-func sessionLive(ctx context.Context, frontend, cookie, me string) (bool, error) {
+// the frontend (its GraphQL endpoint answers `me`), asked through hc.
+func sessionLive(ctx context.Context, hc *http.Client, frontend, cookie, me string) (bool, error) {
 	body, _ := json.Marshal(graphQLRequest{Query: me})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, frontend+"/api/v2/graphql", bytes.NewReader(body))
 	if err != nil {
@@ -410,7 +412,8 @@ func sessionLive(ctx context.Context, frontend, cookie, me string) (bool, error)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Cookie", cookie)
-	c := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := c.Do(req)
 	if err != nil {
 		return false, fmt.Errorf("asking whether a session is live at %s: %v", frontend, plainError(err))

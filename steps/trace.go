@@ -316,11 +316,14 @@ func (w *world) noteSessions(u string, a *answer) {
 			// Signed out whatever became of it: the frontend may still
 			// keep a session its user can no longer use (suspended,
 			// removed). Counted when it still signed someone in.
-			live, err := sessionLive(ctx, frontend, cookie, w.suite.docs.me)
+			// The session may be one opened over HTTPS (signapi-17):
+			// the target's client trusts its TLS proxy.
+			hc := w.suite.Target.HTTPClient(30 * time.Second)
+			live, err := sessionLive(ctx, hc, frontend, cookie, w.suite.docs.me)
 			if err != nil {
 				return err
 			}
-			if err := logOut(ctx, frontend, cookie); err != nil {
+			if err := logOut(ctx, hc, frontend, cookie); err != nil {
 				return err
 			}
 			if live {

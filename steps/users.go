@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"time"
+
+	"github.com/catalogspec/catalogspec/runner"
 )
 
 // registerUsersSteps registers the steps of features/users.feature.
@@ -27,6 +29,11 @@ func registerUsersSteps(s stepRegistrar) {
 	s.Step(`^`+who+` (suspends|reinstates) `+who+` through ingestion$`, changesStatusThroughIngestion)
 	s.Step(`^`+who+`'s token still works$`, tokenStillWorks)
 	s.Step(`^`+who+`'s token is still refused$`, tokenStillRefused)
+	s.Step(`^`+who+` removes the system user and then the root user$`, removesSystemThenRoot)
+	s.Step(`^both removals are refused as bad requests$`, bothRemovalsRefused)
+	s.Step(`^the root user is as it was, and the administrator's token still works$`, rootAndAdminAsTheyWere)
+	s.Step(`^`+who+` removes (the tag|a user no one has made|a user by a malformed URN) with removeUser$`, removesNotAUser)
+	s.Step(`^the removal is refused as (a bad request|not found), and changes nothing$`, removalRefusedAs)
 }
 
 // Listing and removing users (users.feature): listUsers (ListUsersResolver,
@@ -426,4 +433,127 @@ func tokenStillRefused(ctx context.Context, name string) error {
 		return w.fail("%s holds no token", name)
 	}
 	return w.refused(w.askWhoAmI(w.withToken(name+"'s token", p.token), ""))
+}
+
+// What removeUser refuses beyond DataHub (users-11 to users-14): the root
+// and the system user, an entity that is not a user, a user no one made,
+// and a malformed URN.
+
+// removesSystemThenRoot asks, as name, to remove the system user and then
+// the root user; the root user only when the system user's removal was
+// refused: a target that removes users it should not would otherwise lose
+// its root user, and the run its administrator.
+func removesSystemThenRoot(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	before, err := w.profile(runner.RootUser)
+	if err != nil {
+		return err
+	}
+	if w.before == nil {
+		w.before = map[string]string{}
+	}
+	w.before[rootUsername] = before
+	system := w.removeUser(c, &person{name: "the system user", urn: "urn:li:corpuser:__datahub_system"})
+	system.noEffect = nothingToCheck
+	w.removals = []*answer{system}
+	if g, err := system.decodeGraphQL(); err != nil || len(g.Errors) == 0 {
+		return w.fail("%s was not refused (status %d, %.200s): the root user was not tried, lest the target remove it too and the run lose its administrator", system.what, system.status, system.body)
+	}
+	root := w.removeUser(c, &person{name: "the root user", urn: runner.RootUser})
+	root.noEffect = func() error { return w.rootAndAdminAsTheyWere() }
+	w.removals = append(w.removals, root)
+	w.last = root
+	return w.checkpoint()
+}
+
+func bothRemovalsRefused(ctx context.Context) error {
+	w := theWorld(ctx)
+	if len(w.removals) != 2 {
+		return w.fail("no two removals were tried")
+	}
+	for _, a := range w.removals {
+		e, err := w.graphQLRefusal(a, "a refusal as a bad request")
+		if err != nil {
+			return err
+		}
+		if e.code() != "400" {
+			return w.fail("%s failed with code %q and type %q (%q), expected 400 BAD_REQUEST", a.what, e.code(), e.Extensions.Type, e.Message)
+		}
+	}
+	return w.rootAndAdminAsTheyWere()
+}
+
+// rootAndAdminAsTheyWere: the root user's profile is as read before, and
+// the administrator's token is still answered as the administrator.
+func (w *world) rootAndAdminAsTheyWere() error {
+	if err := w.profileAsBefore(rootUsername); err != nil {
+		return err
+	}
+	a := w.askWhoAmI(w.admin(), "")
+	var me *meView
+	if err := a.data("me", &me); err != nil {
+		return w.failed(err)
+	}
+	if me == nil || me.CorpUser.URN == "" {
+		return w.fail("%s answered no user: the administrator's token no longer works", a.what)
+	}
+	return nil
+}
+
+func rootAndAdminAsTheyWere(ctx context.Context) error {
+	return theWorld(ctx).rootAndAdminAsTheyWere()
+}
+
+// removesNotAUser asks, as name, removeUser of something that is not a
+// user who exists: the scenario's tag (which must stay), a user no one
+// made, or a malformed URN.
+func removesNotAUser(ctx context.Context, name, what string) error {
+	w := theWorld(ctx)
+	c, err := w.as(w.person(name))
+	if err != nil {
+		return err
+	}
+	target := &person{name: what}
+	noEffect := nothingToCheck
+	switch what {
+	case "the tag":
+		if w.tag == nil {
+			return w.fail("no tag was made: the scenario needs \"Given a tag exists\"")
+		}
+		t := w.tag
+		target.urn = t.urn
+		noEffect = func() error { return w.tagReadsBack(t) }
+	case "a user no one has made":
+		target.urn = "urn:li:corpuser:" + w.unique("nobody")
+		noEffect = func() error { return w.noProfile(target.urn) }
+	default:
+		target.urn = "not-a-urn-" + w.id
+	}
+	a := w.removeUser(c, target)
+	a.noEffect = noEffect
+	w.last = a
+	return w.checkpoint()
+}
+
+// removalRefusedAs: a GraphQL error with code 400 (BAD_REQUEST) or 404
+// (NOT_FOUND), and nothing changed, read back.
+func removalRefusedAs(ctx context.Context, as string) error {
+	w := theWorld(ctx)
+	a, err := w.lastAnswer()
+	if err != nil {
+		return err
+	}
+	e, err := w.graphQLRefusal(a, "a refusal as "+as)
+	if err != nil {
+		return err
+	}
+	want := map[string]string{"a bad request": "400", "not found": "404"}[as]
+	if e.code() != want {
+		return w.fail("%s failed with code %q and type %q (%q), expected %s", a.what, e.code(), e.Extensions.Type, e.Message, want)
+	}
+	return w.noEffect(a)
 }

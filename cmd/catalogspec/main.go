@@ -140,6 +140,7 @@ var runFlags = []flagSpec{
 	{name: "later-gms-url", env: "CATALOGSPEC_LATER_GMS_URL", usage: "metadata service of an instance sharing the data whose clock runs 25 hours ahead"},
 	{name: "later-frontend-url", env: "CATALOGSPEC_LATER_FRONTEND_URL", usage: "frontend of that instance"},
 	{name: "replica-gms-url", env: "CATALOGSPEC_REPLICA_GMS_URL", usage: "metadata service of another instance of the same deployment (same database and clock)"},
+	{name: "https-frontend-url", env: "CATALOGSPEC_HTTPS_FRONTEND_URL", usage: "the frontend as people reach it over HTTPS, through what terminates TLS in front of it (its certificate checked against the system's roots: SSL_CERT_FILE)"},
 	{name: "propagation-timeout", env: "CATALOGSPEC_PROPAGATION_TIMEOUT", usage: "how long a policy change or a token list may take to show (default 150s; 5s for the reference, a refresh and a search lag and a quarter more when it lags)"},
 	{name: "tags", env: "CATALOGSPEC_TAGS", audit: true, usage: "tag expression selecting scenarios, e.g. @must or @cap:tokens && ~@exclusive (default all; audit runs those of them tagged @read-only)"},
 	{name: "disable", env: "CATALOGSPEC_DISABLE", audit: true, usage: "capabilities switched off, comma-separated, reported as disabled"},

@@ -25,19 +25,35 @@ func urnString(u reference.URN) *string {
 	return &s
 }
 
+// corpUserParts are the parts of a user's model, allocated as one: every
+// `me` makes one.
+type corpUserParts struct {
+	user                                model.CorpUser
+	info                                model.CorpUserInfo
+	properties                          model.CorpUserProperties
+	status                              model.CorpUserStatus
+	displayName, email, fullName, title string
+}
+
 func corpUser(u *reference.CorpUser) *model.CorpUser {
-	status := model.CorpUserStatusActive
+	p := &corpUserParts{status: model.CorpUserStatusActive, displayName: u.DisplayName, email: u.Email, fullName: u.FullName, title: u.Title}
 	if u.Suspended {
-		status = model.CorpUserStatusSuspended
+		p.status = model.CorpUserStatusSuspended
 	}
-	return &model.CorpUser{
-		Urn: u.URN.String(), Type: model.EntityTypeCorpUser, Username: u.Username, Status: &status,
-		Info: &model.CorpUserInfo{Active: u.Active, DisplayName: optional(u.DisplayName), Email: optional(u.Email), FullName: optional(u.FullName), Title: optional(u.Title)},
-		Properties: &model.CorpUserProperties{
-			Active: u.Active, DisplayName: optional(u.DisplayName), Email: optional(u.Email),
-			Title: optional(u.Title), FullName: optional(u.FullName), ManagerURN: managerURN(u.Manager),
-		},
+	// optional, without a copy each: info and properties share them.
+	opt := func(s *string) *string {
+		if *s == "" {
+			return nil
+		}
+		return s
 	}
+	p.info = model.CorpUserInfo{Active: u.Active, DisplayName: opt(&p.displayName), Email: opt(&p.email), FullName: opt(&p.fullName), Title: opt(&p.title)}
+	p.properties = model.CorpUserProperties{
+		Active: u.Active, DisplayName: p.info.DisplayName, Email: p.info.Email,
+		Title: p.info.Title, FullName: p.info.FullName, ManagerURN: managerURN(u.Manager),
+	}
+	p.user = model.CorpUser{Urn: u.URN.String(), Type: model.EntityTypeCorpUser, Username: u.Username, Status: &p.status, Info: &p.info, Properties: &p.properties}
+	return &p.user
 }
 
 func managerURN(u reference.URN) string {

@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -25,6 +27,17 @@ import (
 // 2000): a query DataHub serves is served here too.
 const complexityLimit = 2000
 
+// Handler is the GraphQL handler: gqlgen, with catalogd's limits and
+// budgets, and a plan for each document that has one (plan.go).
+type Handler struct {
+	srv      *handler.Server
+	resolver ResolverRoot
+	plans    *plans
+	maxBytes int
+	// noPlans sends every request through gqlgen (tests compare the two).
+	noPlans bool
+}
+
 // typeNameFields names __typename on every type, for the complexity limit
 // to count nothing for it, as DataHub's does: graphql-java's complexity
 // calculation (QueryComplexityCalculator.calculateComplexity) answers 0
@@ -40,19 +53,28 @@ func typeNameFields(s *ast.Schema) map[string]struct{} {
 
 // NewHandler returns the GraphQL handler: POST only, with the contract's
 // error shape. The caller puts the actor in the request context first.
-func NewHandler(svc *reference.Service, version string, logger *slog.Logger, limits Limits) http.Handler {
-	es := NewExecutableSchema(Config{Resolvers: &Resolver{Service: svc, Version: version}})
+func NewHandler(svc *reference.Service, version string, logger *slog.Logger, limits Limits) *Handler {
+	return newHandler(&Resolver{Service: svc, Version: version}, logger, limits)
+}
+
+// newHandler is NewHandler with resolvers of the caller's (tests give
+// their own, to compare a plan's answers with gqlgen's).
+func newHandler(resolver ResolverRoot, logger *slog.Logger, limits Limits) *Handler {
+	es := NewExecutableSchema(Config{Resolvers: resolver})
 	srv := handler.New(es)
 	srv.AddTransport(transport.POST{})
+	l := limits.withDefaults()
+	h := &Handler{srv: srv, resolver: resolver, plans: newPlans(), maxBytes: l.ResponseBytes}
+	// Outermost: a document answered without an error gets its plan.
+	srv.Use(planRecorder{h.plans})
 	// Documents are parsed and validated once: clients send the same few.
 	srv.SetQueryCache(newDocumentCache[*ast.QueryDocument]())
-	srv.Use(limitsExtension{limits: limits.withDefaults(), accepted: newDocumentCache[struct{}]()})
+	srv.Use(limitsExtension{limits: l, accepted: newDocumentCache[struct{}]()})
 	if !limits.NoIntrospection {
 		// DataHub serves introspection; GraphiQL and code generators need it.
 		srv.Use(extension.Introspection{})
 	}
 	srv.Use(extension.FixedComplexityLimit(complexityLimit, complexity.WithIgnoreFields(typeNameFields(es.Schema()))))
-	l := limits.withDefaults()
 	srv.Use(&budgetExtension{maxCost: l.Cost, maxBytes: l.ResponseBytes})
 	srv.SetErrorPresenter(func(ctx context.Context, err error) *gqlerror.Error {
 		return presentError(ctx, err, logger)
@@ -61,10 +83,29 @@ func NewHandler(svc *reference.Service, version string, logger *slog.Logger, lim
 		logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 		return errors.New("panic in resolver")
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		flag := new(atomic.Bool)
-		srv.ServeHTTP(&unavailableWriter{ResponseWriter: w, flag: flag}, r.WithContext(context.WithValue(r.Context(), unavailableKey{}, flag)))
-	})
+	return h
+}
+
+// ServeHTTP serves a GraphQL request through gqlgen.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	flag := new(atomic.Bool)
+	h.srv.ServeHTTP(&unavailableWriter{ResponseWriter: w, flag: flag}, r.WithContext(context.WithValue(r.Context(), unavailableKey{}, flag)))
+}
+
+// ServeDocument serves a request whose body the transport has read and
+// checked: body, holding query and operationName, and variables unless
+// noVariables. A document with a plan is answered by it; anything else,
+// and whatever the plan cannot answer, by gqlgen.
+func (h *Handler) ServeDocument(w http.ResponseWriter, r *http.Request, body []byte, query, operationName string, noVariables bool) {
+	// gqlgen's POST transport refuses a request asking for an upgrade.
+	if noVariables && !h.noPlans && r.Header.Get("Upgrade") == "" {
+		if p := h.plans.get(operationName, query); p != nil && h.serveByPlan(w, r, p) {
+			return
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	h.ServeHTTP(w, r)
 }
 
 // unavailableKey marks, in a request's context, that a resolver found the

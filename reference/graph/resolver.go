@@ -48,18 +48,21 @@ func (r *queryResolver) Me(ctx context.Context) (*model.AuthenticatedUser, error
 	if err != nil {
 		return nil, err
 	}
-	return &model.AuthenticatedUser{
-		CorpUser: corpUser(u),
-		PlatformPrivileges: &model.PlatformPrivileges{
-			GeneratePersonalAccessTokens: privs[reference.PrivGenerateAccessTokens],
-			ManageTokens:                 privs[reference.PrivManageAccessTokens],
-			ManagePolicies:               privs[reference.PrivManagePolicies],
-			CreateTags:                   privs.CanCreateTags(),
-			ManageTags:                   privs[reference.PrivManageTags],
-			ManageIdentities:             privs[reference.PrivManageUsersAndGroups],
-			ManageUserCredentials:        privs[reference.PrivManageUserCredentials],
-		},
-	}, nil
+	// One allocation for the answer and its privileges.
+	me := &struct {
+		user  model.AuthenticatedUser
+		privs model.PlatformPrivileges
+	}{privs: model.PlatformPrivileges{
+		GeneratePersonalAccessTokens: privs[reference.PrivGenerateAccessTokens],
+		ManageTokens:                 privs[reference.PrivManageAccessTokens],
+		ManagePolicies:               privs[reference.PrivManagePolicies],
+		CreateTags:                   privs.CanCreateTags(),
+		ManageTags:                   privs[reference.PrivManageTags],
+		ManageIdentities:             privs[reference.PrivManageUsersAndGroups],
+		ManageUserCredentials:        privs[reference.PrivManageUserCredentials],
+	}}
+	me.user = model.AuthenticatedUser{CorpUser: corpUser(u), PlatformPrivileges: &me.privs}
+	return &me.user, nil
 }
 
 func (r *queryResolver) AppConfig(ctx context.Context) (*model.AppConfig, error) {

@@ -3,8 +3,12 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/catalogspec/catalogspec/reference"
 )
 
 // FuzzGraphQLRequest: the GraphQL request decoder never panics, never
@@ -133,4 +137,101 @@ func FuzzOpenAPIItems(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzGraphQLRequestParse: the one-pass parser (issue 31) accepts and
+// refuses exactly what the decoder before it did, with the same message,
+// and what it returns is what encoding/json reads in the body.
+func FuzzGraphQLRequestParse(f *testing.F) {
+	for _, s := range []string{
+		`{"query":"{ me { corpUser { urn } } }"}`,
+		`{"query":"q","variables":null,"operationName":null,"extensions":null}`,
+		`{"query":"q","variables":{ },"operationName":"Op"}`, `{"query":"q","variables":{"a":[1,{"b":"}"}]}}`,
+		`{"qu\u0065ry":"q","query":"r"}`, `{"query":"\u00e9\ud800","operationName":"a\"b"}`, "{\"query\":\"\xff\"}",
+		` { "query" : "q" , "x" : [ 1 , "]" ] } `, `{"query":"q","x":{"query":1}}`, `{"query":"\u2028"}`,
+		`{"query":"a","Query":"b"}`, `{"query":"a","operationname":"X"}`, `{"query":"a","variableſ":{"x":1}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := parseGraphQLRequest(body)
+		before := checkGraphQLRequestBefore(body)
+		if (err == nil) != (before == nil) || err != nil && err.Error() != before.Error() {
+			t.Fatalf("%q: %v, before %v", body, err, before)
+		}
+		if err != nil {
+			return
+		}
+		var params struct {
+			Query         string         `json:"query"`
+			OperationName *string        `json:"operationName"`
+			Variables     map[string]any `json:"variables"`
+		}
+		if e := json.Unmarshal(body, &params); e != nil {
+			t.Fatalf("%q: %v", body, e)
+		}
+		name := ""
+		if params.OperationName != nil {
+			name = *params.OperationName
+		}
+		if got.folded {
+			return // only gqlgen answers it
+		}
+		if got.query != params.Query || got.operationName != name || got.variables != (len(params.Variables) > 0) {
+			t.Fatalf("%q: read %+v, encoding/json %+v", body, got, params)
+		}
+	})
+}
+
+// checkGraphQLRequestBefore is checkGraphQLRequest as it was before the
+// one-pass parser.
+func checkGraphQLRequestBefore(body []byte) error {
+	if !json.Valid(body) {
+		return errors.New("request body is not a valid JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return errors.New("request body is not a valid JSON object")
+	}
+	seen := map[string]bool{}
+	hasQuery := false
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return errors.New("request body is not a valid JSON object")
+		}
+		key, _ := t.(string)
+		if seen[key] {
+			return fmt.Errorf("request body has the key %s more than once; which one counts is ambiguous", reference.Excerpt(key))
+		}
+		seen[key] = true
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return errors.New("request body is not a valid JSON object")
+		}
+		switch key {
+		case "query":
+			var query string
+			if err := json.Unmarshal(v, &query); err != nil || strings.TrimSpace(query) == "" {
+				return errors.New(`request body has no "query" string`)
+			}
+			hasQuery = true
+		case "variables":
+			if !null(v) && v[0] != '{' {
+				return errors.New(`"variables" must be a JSON object`)
+			}
+		case "operationName":
+			if !null(v) && v[0] != '"' {
+				return errors.New(`"operationName" must be a string`)
+			}
+		case "extensions":
+			if !null(v) && v[0] != '{' {
+				return errors.New(`"extensions" must be a JSON object`)
+			}
+		}
+	}
+	if !hasQuery {
+		return errors.New(`request body has no "query" string`)
+	}
+	return nil
 }

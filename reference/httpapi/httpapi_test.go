@@ -432,7 +432,9 @@ func TestEveryResolverReportsAStoreFailure(t *testing.T) {
 		"deletePolicy":           {`mutation { deletePolicy(urn: "urn:li:dataHubPolicy:x") }`, nil},
 	} {
 		// Auth disabled, acting as the root user: reading the root user is
-		// the first store call, and every later one fails.
+		// the first store call, and every later one fails. (createAccessToken
+		// is not here: with authentication off it is refused before any
+		// store call, noauth-10.)
 		store := &storeFailingAfter{Store: testDB, from: 2}
 		codec, err := jwt.New([]byte(strings.Repeat("s", 32)), "")
 		if err != nil {

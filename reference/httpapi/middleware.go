@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/catalogspec/catalogspec/reference"
 )
@@ -76,11 +78,18 @@ func (s *Server) common(next http.Handler) http.Handler {
 					writeProblem(rec, r, http.StatusInternalServerError, reference.InternalMessage)
 				}
 			}
-			attrs := []any{"method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", time.Since(start).Round(time.Microsecond)}
-			if acc.actor != "" {
-				attrs = append(attrs, "actor", acc.actor)
+			// The access log: the same line as Log with pairs would
+			// write, without boxing them or looking up the caller (the
+			// line names no source), and nothing when it is off.
+			if !s.logger.Enabled(r.Context(), s.accessLevel) {
+				return
 			}
-			s.logger.Log(r.Context(), s.accessLevel, "request", attrs...)
+			line := slog.NewRecord(time.Now(), s.accessLevel, "request", 0)
+			line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Int("status", rec.status), slog.Duration("duration", time.Since(start).Round(time.Microsecond)))
+			if acc.actor != "" {
+				line.AddAttrs(slog.String("actor", acc.actor))
+			}
+			_ = s.logger.Handler().Handle(r.Context(), line)
 		}()
 		if s.checkHost(rec, r) {
 			return
@@ -175,10 +184,12 @@ func allow(method string, next http.Handler) http.Handler {
 // requireJSON answers 415 unless the body is application/json (any charset).
 func requireJSON(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-		if err != nil || mt != "application/json" {
-			writeProblem(w, r, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
-			return
+		// The usual header as it is, or else parsed (parameters, case).
+		if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+			if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+				writeProblem(w, r, http.StatusUnsupportedMediaType, "Content-Type must be application/json")
+				return
+			}
 		}
 		next.ServeHTTP(w, r)
 	})
@@ -204,77 +215,200 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 // runs), application/json only (415), a JSON body with a query (400, never
 // echoing the body back).
 func graphqlOverHTTP(next http.Handler) http.Handler {
+	documents, _ := next.(documentServer)
 	return allow(http.MethodPost, requireJSON(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, ok := readBody(w, r)
 		if !ok {
 			return
 		}
-		if err := checkGraphQLRequest(body); err != nil {
+		req, err := parseGraphQLRequest(body)
+		if err != nil {
 			writeProblem(w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		// A GraphQL answer is JSON, as every other answer of the tier
+		// (writeJSON): the browser must not guess another type.
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		sw := &graphqlStatusWriter{ResponseWriter: w}
+		if documents != nil {
+			documents.ServeDocument(sw, r, body, req.query, req.operationName, !req.variables && !req.folded)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
-		// A GraphQL answer is JSON, as every other answer of the tier
-		// (writeJSON): the browser must not guess another type.
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		next.ServeHTTP(&graphqlStatusWriter{ResponseWriter: w}, r)
+		next.ServeHTTP(sw, r)
 	})))
+}
+
+// documentServer is a GraphQL handler that takes the request as
+// graphqlOverHTTP read it (reference/graph's Handler), so that the body is
+// decoded once for a document whose answer is planned.
+type documentServer interface {
+	ServeDocument(w http.ResponseWriter, r *http.Request, body []byte, query, operationName string, noVariables bool)
+}
+
+// graphqlRequest is what a GraphQL-over-HTTP body asks.
+type graphqlRequest struct {
+	query, operationName string
+	variables            bool // variables other than null or {}
+	// folded: a key spelled otherwise than the four above that
+	// encoding/json, and so gqlgen, reads as one of them ("Query",
+	// "operationname", "variableſ"): what gqlgen runs may then differ from
+	// what this reads, so only gqlgen may answer.
+	folded bool
 }
 
 // checkGraphQLRequest checks the shape of a GraphQL-over-HTTP body. Its
 // messages name the fault, never quote the body.
 func checkGraphQLRequest(body []byte) error {
-	// One pass over the top level: each key once, each value of its type.
-	// Nothing is decoded further than its type needs.
+	_, err := parseGraphQLRequest(body)
+	return err
+}
+
+// parseGraphQLRequest checks the shape of a GraphQL-over-HTTP body and
+// returns what it asks, in one pass over its top level: each key once, each
+// value of its type, nothing decoded further than its type needs. Its
+// messages name the fault, never quote the body.
+func parseGraphQLRequest(body []byte) (graphqlRequest, error) {
+	var req graphqlRequest
 	if !json.Valid(body) {
-		return errors.New("request body is not a valid JSON object")
+		return req, errNotJSONObject
 	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return errors.New("request body is not a valid JSON object")
+	// body is valid JSON from here on: the scan need not check it.
+	i := skipSpace(body, 0)
+	if body[i] != '{' {
+		return req, errNotJSONObject
 	}
-	seen := map[string]bool{}
+	i = skipSpace(body, i+1)
+	var seenKeys [8][]byte
+	seen := seenKeys[:0]
 	hasQuery := false
-	for dec.More() {
-		t, err := dec.Token()
+	for body[i] != '}' {
+		keyEnd := skipValue(body, i)
+		key, err := unquoteBytes(body[i:keyEnd])
 		if err != nil {
-			return errors.New("request body is not a valid JSON object")
+			return req, errNotJSONObject
 		}
-		key, _ := t.(string)
-		if seen[key] {
-			return fmt.Errorf("request body has the key %s more than once; which one counts is ambiguous", reference.Excerpt(key))
-		}
-		seen[key] = true
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return errors.New("request body is not a valid JSON object")
-		}
-		switch key {
-		case "query":
-			var query string
-			if err := json.Unmarshal(v, &query); err != nil || strings.TrimSpace(query) == "" {
-				return errors.New(`request body has no "query" string`)
+		for _, k := range seen {
+			if bytes.Equal(k, key) {
+				return req, fmt.Errorf("request body has the key %s more than once; which one counts is ambiguous", reference.Excerpt(string(key)))
 			}
-			hasQuery = true
+		}
+		seen = append(seen, key)
+		i = skipSpace(body, keyEnd)
+		i = skipSpace(body, i+1) // the colon
+		end := skipValue(body, i)
+		v := body[i:end]
+		switch string(key) {
+		case "query":
+			query, err := unquoteBytes(v)
+			if err != nil || len(bytes.TrimSpace(query)) == 0 {
+				return req, errNoQuery
+			}
+			req.query, hasQuery = string(query), true
 		case "variables":
 			if !null(v) && v[0] != '{' {
-				return errors.New(`"variables" must be a JSON object`)
+				return req, errVariablesNotObject
 			}
+			req.variables = !null(v) && skipSpace(v, 1) != len(v)-1
 		case "operationName":
 			if !null(v) && v[0] != '"' {
-				return errors.New(`"operationName" must be a string`)
+				return req, errOperationNameNotString
+			}
+			if !null(v) {
+				name, _ := unquoteBytes(v)
+				req.operationName = string(name)
 			}
 		case "extensions":
 			if !null(v) && v[0] != '{' {
-				return errors.New(`"extensions" must be a JSON object`)
+				return req, errExtensionsNotObject
 			}
+		default:
+			for _, k := range graphqlRequestKeys {
+				if bytes.EqualFold(key, k) {
+					req.folded = true
+				}
+			}
+		}
+		i = skipSpace(body, end)
+		if body[i] == ',' {
+			i = skipSpace(body, i+1)
 		}
 	}
 	if !hasQuery {
-		return errors.New(`request body has no "query" string`)
+		return req, errNoQuery
 	}
-	return nil
+	return req, nil
+}
+
+var graphqlRequestKeys = [][]byte{[]byte("query"), []byte("variables"), []byte("operationName"), []byte("extensions")}
+
+var (
+	errNotJSONObject          = errors.New("request body is not a valid JSON object")
+	errNoQuery                = errors.New(`request body has no "query" string`)
+	errVariablesNotObject     = errors.New(`"variables" must be a JSON object`)
+	errOperationNameNotString = errors.New(`"operationName" must be a string`)
+	errExtensionsNotObject    = errors.New(`"extensions" must be a JSON object`)
+)
+
+// skipSpace returns the index of the first byte at or after i of valid
+// JSON b that is not white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the index just past the value that starts at i in
+// valid JSON b.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		for i++; ; i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+	case '{', '[':
+		depth := 0
+		for ; ; i++ {
+			switch b[i] {
+			case '"':
+				i = skipValue(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	default: // a number, true, false or null
+		for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+			i++
+		}
+		return i
+	}
+}
+
+// unquoteBytes decodes a JSON string as encoding/json does (invalid UTF-8
+// as U+FFFD); a string without escapes and of valid UTF-8 is returned as it
+// is in v, uncopied.
+func unquoteBytes(v []byte) ([]byte, error) {
+	if len(v) < 2 || v[0] != '"' {
+		return nil, errors.New("not a string")
+	}
+	inner := v[1 : len(v)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return inner, nil
+	}
+	var s string
+	err := json.Unmarshal(v, &s)
+	return []byte(s), err
 }
 
 // null says whether a JSON value (as json.Decoder gives it: no leading

@@ -31,6 +31,15 @@ func (s *Server) proxy(target *url.URL) http.Handler {
 				pr.Out.Header.Set("Expect", "100-continue")
 			}
 		},
+		// The proxy passes an interim answer (the GMS's 100 Continue) on
+		// with the headers the tier set so far, and then clears them: the
+		// final answer gets again what the tier sets for every answer.
+		ModifyResponse: func(res *http.Response) error {
+			if c, _ := reference.ClientFromContext(res.Request.Context()); c.Secure {
+				res.Header.Set("Strict-Transport-Security", hstsHeader)
+			}
+			return nil
+		},
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			var tooBig *http.MaxBytesError
 			if errors.As(err, &tooBig) {

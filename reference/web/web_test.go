@@ -299,10 +299,14 @@ func TestSignInGoesOnlyToThisSite(t *testing.T) {
 		"/%zz":                     "/settings/tokens",
 		// What http.Redirect's cleaning, or a browser, makes of these is
 		// another site (issue 22).
-		`/./\evil.example`:   "/settings/tokens",
-		`/../\evil.example`:  "/settings/tokens",
-		"/\t/evil.example":   "/settings/tokens",
-		"/\n/evil.example":   "/settings/tokens",
+		`/./\evil.example`:  "/settings/tokens",
+		`/../\evil.example`: "/settings/tokens",
+		"/\t/evil.example":  "/settings/tokens",
+		"/\n/evil.example":  "/settings/tokens",
+		// A space, the last character refused (and DEL): a browser may
+		// drop or mangle it as it does a tab.
+		"/ /evil.example":    "/settings/tokens",
+		"/\x7f/evil.example": "/settings/tokens",
 		"/.//evil.example/":  "/evil.example/",
 		"/a/../b/?x=1":       "/b/?x=1",
 		"/api/graphiql#frag": "/api/graphiql",

@@ -25,10 +25,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -51,7 +49,12 @@ type options struct {
 	policiesFew           int
 	policiesMany          int
 	fillers               int
-	bare                  bool // internal: serve the bare handler (startBare)
+	bare                  bool // internal: serve the bare handler (serveBare)
+	gqlgenAlone           bool // internal: serve gqlgen alone (serveGqlgen)
+	rounds                int  // turns of each target in a throughput run
+	kinds                 map[string]bool
+	baseline              string // another catalogd build measured beside this one
+	flatness, propagation bool
 	cacheOff              bool
 	suite                 bool   // time the suite's runs too
 	load                  bool   // the load runs: throughput, flatness, propagation
@@ -74,6 +77,12 @@ func main() {
 	flag.IntVar(&o.fillers, "fill-connections", 16, "concurrent requests while filling tokens and policies")
 	flag.BoolVar(&o.cacheOff, "no-cache", false, "run catalogd with CATALOGD_CACHE=false, to compare")
 	flag.BoolVar(&o.bare, "serve-bare", false, "")
+	flag.BoolVar(&o.gqlgenAlone, "serve-gqlgen", false, "")
+	flag.IntVar(&o.rounds, "rounds", 2, "turns of each target in a throughput run (bare, catalogd, bare, catalogd, ...), so that other work on the machine falls on both alike")
+	kinds := flag.String("kinds", "me,createTag,get_aspect,openapi", "the throughput runs: me, createTag, get_aspect (Rest.li), openapi (an OpenAPI v3 read), each beside the bare handler")
+	flag.StringVar(&o.baseline, "baseline", "", "another catalogd binary: `me` is measured on it too, in turns with the rest, to compare builds in one run")
+	flag.BoolVar(&o.flatness, "flatness", true, "with -load: `me` with many tokens and policies stored")
+	flag.BoolVar(&o.propagation, "propagation", true, "with -load: revocations across replicas")
 	flag.BoolVar(&o.suite, "suite", true, "first time the suite: the whole of it and the scenarios without a browser against the reference (their ratio), its must-level scenarios, and the must-level ones against the reference lagging as DataHub does (-suite-lag)")
 	flag.BoolVar(&o.load, "load", true, "the load runs: me and createTag beside a bare handler, flatness with many tokens and policies, propagation across replicas")
 	flag.BoolVar(&o.memory, "memory", true, "the memory runs (issue 29): the worst request of each kind alone on a catalogd of its own, and twenty at once with a bystander asking me meanwhile; peak resident memory from /proc")
@@ -86,8 +95,22 @@ func main() {
 	}
 	flag.Parse()
 	if o.bare {
-		serveBare()
+		serveBare(flag.Arg(0))
 		return
+	}
+	if o.gqlgenAlone {
+		serveGqlgen()
+		return
+	}
+	o.kinds = map[string]bool{}
+	for _, k := range strings.Split(*kinds, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			if !slices.Contains([]string{"me", "createTag", "get_aspect", "openapi"}, k) {
+				fmt.Fprintf(os.Stderr, "bench: -kinds: no kind %q\n", k)
+				os.Exit(2)
+			}
+			o.kinds[k] = true
+		}
 	}
 	if flag.NArg() > 0 || o.connections < 1 || o.duration <= 0 || o.revocations < 1 || o.tokensFew > o.tokensMany || o.policiesFew > o.policiesMany {
 		flag.Usage()
@@ -99,34 +122,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-}
-
-// bareBody is what the bare handler answers: the shape of `me`'s answer.
-var bareBody = []byte(`{"data":{"me":{"corpUser":{"urn":"urn:li:corpuser:datahub","username":"datahub"}}}}`)
-
-// serveBare is the bare handler, on the listener startBare passed as fd 3:
-// it reads and decodes the JSON POST, as a GraphQL server must, and
-// answers a fixed document.
-func serveBare() {
-	l, err := net.FileListener(os.NewFile(3, "listener"))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench -serve-bare:", err)
-		os.Exit(1)
-	}
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Query     string         `json:"query"`
-			Variables map[string]any `json:"variables"`
-		}
-		if r.Method != http.MethodPost || json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req) != nil || req.Query == "" {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(bareBody)
-	})
-	fmt.Fprintln(os.Stderr, (&http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}).Serve(l))
-	os.Exit(1)
 }
 
 // row is one line of the summary.
@@ -253,68 +248,78 @@ func loadBench(ctx context.Context, o options, bin, self string, db *pgprovider.
 		return nil, fmt.Errorf("replica B: %w", err)
 	}
 	defer b.Stop()
-	bare, stopBare, err := startBare(ctx, self)
-	if err != nil {
-		return nil, fmt.Errorf("the bare handler: %w", err)
-	}
-	defer stopBare()
 
 	admin, err := a.Token(ctx, catalogdtest.Root, "bench", "NO_EXPIRY")
 	if err != nil {
 		return nil, err
 	}
 	cl := &client{http: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
-
 	me := gql(`{ me { corpUser { urn username } } }`, nil)
 	meOK := []byte(`"urn":"urn:li:corpuser:datahub"`)
-	var rows []row
-	load := func(name, url string, token string, body func(int64) []byte, ok []byte) (result, error) {
-		fmt.Printf("load: %s (%d connections, %s after %s of warm-up) ...\n", name, o.connections, o.duration, o.warmup)
-		r, err := drive(ctx, url, token, body, ok, o)
-		if err != nil {
-			return r, fmt.Errorf("%s: %w", name, err)
-		}
-		fmt.Printf("      %s\n", r)
-		return r, nil
-	}
 	fixed := func(int64) []byte { return me }
 
-	// Throughput: the bare handler and catalogd in the same run.
-	rBare, err := load("bare net/http handler", bare+"/api/graphql", "", fixed, []byte(`"username":"datahub"`))
+	// Throughput: each kind beside the bare handler, in turns; a baseline
+	// build, when given, serves the same database.
+	var baseline *catalogdtest.Server
+	var baselineToken string
+	if o.baseline != "" {
+		bo := replica
+		bo.Binary = o.baseline
+		if baseline, err = catalogdtest.Start(ctx, bo); err != nil {
+			return nil, fmt.Errorf("the baseline build: %w", err)
+		}
+		defer baseline.Stop()
+		if baselineToken, err = baseline.Token(ctx, catalogdtest.Root, "bench-baseline", "NO_EXPIRY"); err != nil {
+			return nil, err
+		}
+	}
+	rows, err := throughputRows(ctx, o, self, a, baseline, admin, baselineToken)
 	if err != nil {
 		return nil, err
 	}
-	rMe, err := load("catalogd me with a personal access token", a.GMS+"/api/graphql", admin, fixed, meOK)
-	if err != nil {
-		return nil, err
+	if !o.flatness && !o.propagation {
+		return rows, nil
 	}
-	prefix := fmt.Sprintf("bench-%d-", time.Now().UnixNano())
-	createTag := func(i int64) []byte {
-		return gql(`mutation($in: CreateTagInput!) { createTag(input: $in) }`, map[string]any{"in": map[string]any{"id": fmt.Sprintf("%s%d", prefix, i), "name": "bench"}})
-	}
-	rTag, err := load("catalogd createTag with unique ids", a.GMS+"/api/graphql", admin, createTag, []byte(`"createTag":"urn:li:tag:`))
-	if err != nil {
-		return nil, err
-	}
-	rows = append(rows,
-		row{"bare net/http handler", rBare.String(), ""},
-		row{"`me` with a personal access token", rMe.String(), ""},
-		row{"ratio `me` / bare (requests/s)", fmt.Sprintf("%.2f", rMe.rps/rBare.rps), "≥ 0.5"},
-		row{"`createTag`, unique ids", rTag.String(), "one round trip per write"},
-	)
 
+	if o.flatness {
+		more, err := flatnessRows(ctx, o, cl, a.GMS, admin, fixed, meOK)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, more...)
+	}
+	if !o.propagation {
+		return rows, nil
+	}
+
+	// Propagation across replicas.
+	fmt.Printf("propagation: %d tokens revoked through A, each timed until B refuses it ...\n", o.revocations)
+	lat, err := propagation(ctx, cl, a.GMS, b.GMS, admin, o.revocations)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(lat)
+	rows = append(rows, row{fmt.Sprintf("revoked on A → refused on B (%d runs)", len(lat)),
+		fmt.Sprintf("p50 %s, p99 %s, max %s", ms(pct(lat, 50)), ms(pct(lat, 99)), ms(lat[len(lat)-1])), "p99 ≤ 100 ms"})
+	return rows, nil
+}
+
+// flatnessRows measures `me` with few and many tokens, then few and many
+// policies, stored.
+func flatnessRows(ctx context.Context, o options, cl *client, gms, admin string, fixed func(int64) []byte, meOK []byte) ([]row, error) {
+	var rows []row
 	// Flatness: tokens.
 	short := o
 	short.duration = max(o.duration/2, time.Second)
 	flat := func(name string) (result, error) {
 		fmt.Printf("load: %s ...\n", name)
-		r, err := drive(ctx, a.GMS+"/api/graphql", admin, fixed, meOK, short)
+		r, err := drive(ctx, gms+"/api/graphql", admin, fixed, meOK, short)
 		if err == nil {
 			fmt.Printf("      %s\n", r)
 		}
 		return r, err
 	}
-	if err := fillTokens(ctx, cl, a.GMS, admin, o.tokensFew, o.fillers); err != nil {
+	if err := fillTokens(ctx, cl, gms, admin, o.tokensFew, o.fillers); err != nil {
 		return nil, err
 	}
 	rFew, err := flat(fmt.Sprintf("`me` with %d stored tokens", o.tokensFew))
@@ -322,7 +327,7 @@ func loadBench(ctx context.Context, o options, bin, self string, db *pgprovider.
 		return nil, err
 	}
 	t := time.Now()
-	if err := fillTokens(ctx, cl, a.GMS, admin, o.tokensMany, o.fillers); err != nil {
+	if err := fillTokens(ctx, cl, gms, admin, o.tokensMany, o.fillers); err != nil {
 		return nil, err
 	}
 	fmt.Printf("      (filled to %d tokens in %s)\n", o.tokensMany, time.Since(t).Round(time.Second))
@@ -338,7 +343,7 @@ func loadBench(ctx context.Context, o options, bin, self string, db *pgprovider.
 
 	// Flatness: policies. The caller is named by the boot policy and by a
 	// handful more; the rest name other users.
-	if err := fillPolicies(ctx, cl, a.GMS, admin, o.policiesFew, o.fillers); err != nil {
+	if err := fillPolicies(ctx, cl, gms, admin, o.policiesFew, o.fillers); err != nil {
 		return nil, err
 	}
 	pFew, err := flat(fmt.Sprintf("`me` with %d active policies", o.policiesFew))
@@ -346,7 +351,7 @@ func loadBench(ctx context.Context, o options, bin, self string, db *pgprovider.
 		return nil, err
 	}
 	t = time.Now()
-	if err := fillPolicies(ctx, cl, a.GMS, admin, o.policiesMany, o.fillers); err != nil {
+	if err := fillPolicies(ctx, cl, gms, admin, o.policiesMany, o.fillers); err != nil {
 		return nil, err
 	}
 	fmt.Printf("      (filled to %d policies in %s)\n", o.policiesMany, time.Since(t).Round(time.Second))
@@ -360,42 +365,7 @@ func loadBench(ctx context.Context, o options, bin, self string, db *pgprovider.
 		row{fmt.Sprintf("cost per request, %d / %d policies", o.policiesMany, o.policiesFew), fmt.Sprintf("%.2fx", pFew.rps/pMany.rps), "≤ 1.5x"},
 	)
 
-	// Propagation across replicas.
-	fmt.Printf("propagation: %d tokens revoked through A, each timed until B refuses it ...\n", o.revocations)
-	lat, err := propagation(ctx, cl, a.GMS, b.GMS, admin, o.revocations)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(lat)
-	rows = append(rows, row{fmt.Sprintf("revoked on A → refused on B (%d runs)", len(lat)),
-		fmt.Sprintf("p50 %s, p99 %s, max %s", ms(pct(lat, 50)), ms(pct(lat, 99)), ms(lat[len(lat)-1])), "p99 ≤ 100 ms"})
 	return rows, nil
-}
-
-// startBare runs the bare handler in a process of its own (as catalogd
-// runs in its own), serving on a listener opened here, so that its address
-// is known before it starts; stop ends it.
-func startBare(ctx context.Context, self string) (url string, stop func(), err error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	defer l.Close()
-	f, err := l.(*net.TCPListener).File()
-	if err != nil {
-		return "", nil, err
-	}
-	defer f.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	cmd := exec.CommandContext(ctx, self, "-serve-bare")
-	cmd.ExtraFiles = []*os.File{f} // its fd 3
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	catalogdtest.StopWithParent(cmd)
-	if err := cmd.Start(); err != nil {
-		cancel()
-		return "", nil, err
-	}
-	return "http://" + l.Addr().String(), func() { cancel(); _ = cmd.Wait() }, nil
 }
 
 func gql(query string, vars map[string]any) []byte {
@@ -430,11 +400,19 @@ func pct(sorted []time.Duration, p int) time.Duration {
 	return sorted[min(len(sorted)-1, len(sorted)*p/100)]
 }
 
-// drive sends requests from o.connections connections, each on its own kept-
-// alive connection, each sending the next when the last is answered; it
-// counts what was answered 200 with ok in the body during the measured
-// window, and fails when more than 1% failed.
+// drive sends POSTs of body to url as driveRequests does.
 func drive(ctx context.Context, url, token string, body func(int64) []byte, ok []byte, o options) (result, error) {
+	r, _, err := driveRequests(ctx, url, http.MethodPost, token, body, nil, ok, o, nil)
+	return r, err
+}
+
+// driveRequests sends requests from o.connections connections, each on
+// its own kept-alive connection, each sending the next when the last is
+// answered (a body from body, none when body is nil; header in pairs); it
+// counts what was answered 200 with ok in the body during the measured
+// window, and fails when more than 1% failed. measuring, when not nil, is
+// called as the warm-up ends. It returns the measured latencies, sorted.
+func driveRequests(ctx context.Context, url, method, token string, body func(int64) []byte, header []string, ok []byte, o options, measuring func()) (result, []time.Duration, error) {
 	var seq atomic.Int64
 	warmEnd := time.Now().Add(o.warmup)
 	end := warmEnd.Add(o.duration)
@@ -442,6 +420,10 @@ func drive(ctx context.Context, url, token string, body func(int64) []byte, ok [
 		lat   []time.Duration
 		fails int
 		err   error
+	}
+	if measuring != nil {
+		timer := time.AfterFunc(o.warmup, measuring)
+		defer timer.Stop()
 	}
 	workers := make([]worker, o.connections)
 	var wg sync.WaitGroup
@@ -459,14 +441,23 @@ func drive(ctx context.Context, url, token string, body func(int64) []byte, ok [
 				if t0.After(end) {
 					return
 				}
-				req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body(seq.Add(1))))
+				var rd io.Reader = http.NoBody
+				if body != nil {
+					rd = bytes.NewReader(body(seq.Add(1)))
+				}
+				req, err := http.NewRequestWithContext(ctx, method, url, rd)
 				if err != nil {
 					w.err = err
 					return
 				}
-				req.Header.Set("Content-Type", "application/json")
+				if body != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
 				if token != "" {
 					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				for i := 0; i+1 < len(header); i += 2 {
+					req.Header.Set(header[i], header[i+1])
 				}
 				res, err := c.Do(req)
 				good := false
@@ -481,6 +472,11 @@ func drive(ctx context.Context, url, token string, body func(int64) []byte, ok [
 				t1 := time.Now()
 				if t0.Before(warmEnd) {
 					continue
+				}
+				if t1.After(end) {
+					// Answered after the window: neither counted nor
+					// failed.
+					return
 				}
 				if good {
 					w.lat = append(w.lat, t1.Sub(t0))
@@ -499,7 +495,7 @@ func drive(ctx context.Context, url, token string, body func(int64) []byte, ok [
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		return result{}, ctx.Err()
+		return result{}, nil, ctx.Err()
 	}
 	var all []time.Duration
 	var r result
@@ -516,9 +512,9 @@ func drive(ctx context.Context, url, token string, body func(int64) []byte, ok [
 	r.rps = float64(r.n) / o.duration.Seconds()
 	r.p50, r.p99 = pct(all, 50), pct(all, 99)
 	if r.n == 0 || r.fails*100 > r.n+r.fails {
-		return r, fmt.Errorf("%d of %d requests failed, the first: %v", r.fails, r.n+r.fails, firstErr)
+		return r, all, fmt.Errorf("%d of %d requests failed, the first: %v", r.fails, r.n+r.fails, firstErr)
 	}
-	return r, nil
+	return r, all, nil
 }
 
 // client sends one-off GraphQL requests.
