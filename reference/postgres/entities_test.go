@@ -129,3 +129,25 @@ func TestEntityReads(t *testing.T) {
 	}
 
 }
+
+// TestIngestProposalOfTheKeyAloneWritesIt: a proposal of an entity's key
+// aspect alone (what `datahub put` of a key, or an SDK emit of one, sends)
+// makes the entity, as any other single aspect does.
+func TestIngestProposalOfTheKeyAloneWritesIt(t *testing.T) {
+	f := newFixture(t)
+	u := f.user(t)
+	a := dataset()
+	f.grantOn(t, u, a, reference.PrivEditEntity)
+	name := strings.TrimSuffix(strings.SplitN(a.ID, ",", 2)[1], ",PROD)")
+	key := `{"platform":"urn:li:dataPlatform:hive","name":"` + name + `","origin":"PROD"}`
+	if err := f.svc.IngestProposals(as(u), []reference.Proposal{proposal(a, "datasetKey", key)}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := testDB.Aspects(root, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Name != "datasetKey" {
+		t.Fatalf("%s after its key alone was written holds %v, want its key", a, got)
+	}
+}
