@@ -28,3 +28,22 @@ func TestPolicyCoversSomeAndEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestPrivilegeScope: a refused write says whether the privileges it
+// names are the platform's or the entity's, however many it names.
+func TestPrivilegeScope(t *testing.T) {
+	for _, c := range []struct {
+		privileges []string
+		platform   bool
+		want       string
+	}{
+		{[]string{"EDIT_ENTITY"}, false, "on it is"},
+		{[]string{"EDIT_ENTITY", "EDIT_ENTITY_TAGS"}, false, "on it is"},
+		{[]string{"MANAGE_USERS_AND_GROUPS"}, true, "(a platform privilege) is"},
+		{[]string{"MANAGE_USERS_AND_GROUPS", "MANAGE_POLICIES"}, true, "(platform privileges) is"},
+	} {
+		if got := privilegeScope(c.privileges, c.platform); got != c.want {
+			t.Errorf("privilegeScope(%v, platform %v) = %q, want %q", c.privileges, c.platform, got, c.want)
+		}
+	}
+}
