@@ -196,3 +196,16 @@ func TestThrottleDefaultsAndForgetting(t *testing.T) {
 		t.Errorf("the client has %d failures counted after Ann's were forgotten, want 3", n)
 	}
 }
+
+// TestThrottleKeepsItsConfiguredBounds: a configured bound is kept as
+// given, down to one; zero or less takes the default.
+func TestThrottleKeepsItsConfiguredBounds(t *testing.T) {
+	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 1, MaxFailuresPerClient: 1, Window: time.Nanosecond, MaxTracked: 1})
+	if th.users.cap != 1 || th.clients.cap != 1 || th.users.max != 1 || th.clients.max != 1 || th.users.window != time.Nanosecond {
+		t.Errorf("bounds of one: users %+v, clients %+v", *th.users, *th.clients)
+	}
+	th = newSignInThrottle(ThrottleConfig{})
+	if th.users.cap != DefaultMaxTracked || th.users.max != DefaultMaxFailuresPerUser || th.clients.max != DefaultMaxFailuresPerClient || th.users.window != DefaultFailureWindow {
+		t.Errorf("no bounds given: users %+v, clients %+v", *th.users, *th.clients)
+	}
+}
