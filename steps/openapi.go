@@ -109,25 +109,35 @@ func writesDescribingTwiceOpenAPI(ctx context.Context, name string) error {
 	return w.checkpoint()
 }
 
+// entitiesWritten reads the last answer as the list of entities an
+// OpenAPI v3 write answers with (200), beside the scenario's dataset.
+func (w *world) entitiesWritten() (*answer, *datasetRecord, []map[string]json.RawMessage, error) {
+	a, err := w.lastAnswer()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if a.status != http.StatusOK {
+		return nil, nil, nil, w.fail("%s answered status %d, expected 200", a.what, a.status)
+	}
+	var list []map[string]json.RawMessage
+	if err := a.jsonBody(&list); err != nil {
+		return nil, nil, nil, w.fail("%s: %v (expected a list of the entities written)", a.what, err)
+	}
+	return a, d, list, nil
+}
+
 // answeredWithLaterDescription: DataHub's EntityController answers each
 // entity written once, an aspect written twice with its later value
 // (buildEntityList: "just take latest one").
 func answeredWithLaterDescription(ctx context.Context) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
+	a, d, list, err := w.entitiesWritten()
 	if err != nil {
 		return err
-	}
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	if a.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", a.what, a.status)
-	}
-	var list []map[string]json.RawMessage
-	if err := a.jsonBody(&list); err != nil {
-		return w.fail("%s: %v (expected a list of the entities written)", a.what, err)
 	}
 	seen := 0
 	for _, raw := range list {
@@ -154,20 +164,9 @@ func answeredWithLaterDescription(ctx context.Context) error {
 // written, each with the aspects written and their values.
 func writeAnsweredWithDataset(ctx context.Context) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
+	a, d, list, err := w.entitiesWritten()
 	if err != nil {
 		return err
-	}
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	if a.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", a.what, a.status)
-	}
-	var list []map[string]json.RawMessage
-	if err := a.jsonBody(&list); err != nil {
-		return w.fail("%s: %v (expected a list of the entities written)", a.what, err)
 	}
 	for _, e := range list {
 		var urn string
