@@ -16,6 +16,7 @@ import (
 // fields (coverage off, or a stage not run) run every mutant.
 type coverage struct {
 	suite, ui, hardening profile
+	features             []featureRun                  // each feature's own run (-select); nil: the suite runs whole
 	unit                 map[string]map[string]profile // by unitPackages entry, then by test
 }
 
@@ -71,6 +72,13 @@ func (r *runner) cleanRun(ctx context.Context, rep *report) error {
 		return err
 	}
 	suiteWhy := out.why
+	if r.o.coverage && r.o.selectFeatures {
+		tf := time.Now()
+		if err := r.cleanFeatures(ctx, bin, dir); err != nil {
+			return err
+		}
+		fmt.Printf("clean run of each feature on its own passed in %.1fs\n", time.Since(tf).Seconds())
+	}
 
 	cd, env, err = covDir("ui")
 	if err != nil {

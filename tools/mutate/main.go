@@ -129,12 +129,19 @@ type options struct {
 	coverage    bool
 	journal     string
 	schema      bool
+	// selectFeatures: a mutant meets first the features that ran its
+	// line (features.go); whole: and the whole suite last.
+	selectFeatures bool
+	whole          bool
 }
 
 // settings are the options and variables that bear on verdicts: a journal
 // written with others is not taken.
 func (o options) settings() string {
 	s := fmt.Sprintf("faults=%v unit=%v coverage=%v timeout=%s", o.faults, o.unit, o.coverage, o.timeout)
+	if o.coverage && o.selectFeatures && !o.whole {
+		s += " whole=false" // a survivor of its features has not met the whole suite
+	}
 	for _, k := range passedVariables {
 		if v := os.Getenv(k); v != "" {
 			s += " " + k + "=" + v
@@ -154,6 +161,8 @@ func run() int {
 	flag.BoolVar(&o.faults, "faults", true, "run the reference's hardening tests (PostgreSQL stopped and frozen, hostile documents, slow connections, bad input) on each mutant the suite lets through")
 	flag.BoolVar(&o.unit, "unit", true, "run the reference's unit tests (start-up, restart, a store failing mid-request, the domain's own checks), built with the mutant, on each mutant the suite and the hardening tests let through")
 	flag.BoolVar(&o.coverage, "coverage", true, "record what each stage (the suite, the @ui scenarios, the hardening tests, each package's unit tests) runs of the reference in the clean run, and skip a stage for a mutant whose line it never ran; a mutant no stage runs is a survivor")
+	flag.BoolVar(&o.selectFeatures, "select", true, "with -coverage, run each feature on its own in the clean run too, and run on a mutant first only the features that ran its line, the whole suite last (after the later stages), on a mutant all of them let through")
+	flag.BoolVar(&o.whole, "whole", true, "with -select, run the whole suite on a mutant its features and the later stages let through (false: report it a survivor without, quicker but a survivor may be one the whole suite kills)")
 	flag.BoolVar(&o.schema, "schema", true, "build the mutants that fit a site into one binary (mutant schemata: each site picks the original or a mutant by CATALOGSPEC_MUTANT at run time) and type-check each instead of building it; the others are built on their own")
 	flag.StringVar(&o.journal, "journal", "mutation/journal.jsonl", "append each verdict here, and take the verdicts it holds from earlier runs of the same snapshot (the same files and options) instead of running those mutants again, so that a run interrupted or stopped by its budget goes on where it stopped (\"\": neither; a -sample run keeps none)")
 	flag.StringVar(&o.recheck, "recheck", "", "run the mutants -equivalent lists instead of the others, to see whether their listing still holds: \"all\", or those whose reason starts with this text (e.g. unreachable)")

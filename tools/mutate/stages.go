@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -120,7 +121,20 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 	}
 	run := suiteRun{passed: true}
 	t = time.Now()
-	if r.cov.suite.runs(m) {
+	// With -select, the features that ran the line first; the whole suite
+	// (but for them) waits until every later stage has let the mutant
+	// through.
+	tags, files, part := r.selectFor(m)
+	whole := r.cov.suite.runs(m) && part && r.o.whole
+	switch {
+	case !r.cov.suite.runs(m):
+	case part && len(files) == 0:
+	case part:
+		run, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, append(slices.Clone(withoutBrowser), "CATALOGSPEC_TAGS="+tags)...)...)
+		if err == nil && !run.passed && !run.timedOut {
+			run.why = "the scenarios of " + strings.Join(files, ", ") + ": " + run.why
+		}
+	default:
 		run, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, withoutBrowser...)...)
 	}
 	res.suite = time.Since(t)
@@ -142,8 +156,29 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 			res.status = statusInterrupted
 		case err != nil:
 			return toolErr(err)
+		case st == "" && whole:
+			// Last, the whole suite, which may see what the features
+			// that ran the line left behind.
+			t = time.Now()
+			w, err := r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, withoutBrowser...)...)
+			res.suite += time.Since(t)
+			switch {
+			case ctx.Err() != nil:
+				res.status = statusInterrupted
+			case err != nil:
+				return toolErr(err)
+			case w.timedOut:
+				res.status, res.detail = statusTimeout, fmt.Sprintf("the whole suite: no verdict within %s", r.o.timeout)
+			case w.passed:
+				res.status = statusSurvived
+			default:
+				res.status, res.detail = statusKilled, "the whole suite (not the features that ran the line): "+w.why
+			}
 		case st == "":
 			res.status = statusSurvived
+			if part && !r.o.whole {
+				res.detail = "survived the features that ran its line (" + strings.Join(files, ", ") + "); the whole suite not run (-whole=false)"
+			}
 		default:
 			res.status, res.detail, res.stage = statusKilled, why, st
 		}
