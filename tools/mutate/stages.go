@@ -119,72 +119,76 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 		res.status, res.detail = statusSurvived, "no test runs this code (the clean run's coverage)"
 		return res
 	}
-	run := suiteRun{passed: true}
-	t = time.Now()
-	// With -select, the features that ran the line first; the whole suite
-	// (but for them) waits until every later stage has let the mutant
-	// through.
-	tags, files, part := r.selectFor(m)
-	whole := r.cov.suite.runs(m) && part && r.o.whole
-	switch {
-	case !r.cov.suite.runs(m):
-	case part && len(files) == 0:
-	case part:
-		run, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, append(slices.Clone(withoutBrowser), "CATALOGSPEC_TAGS="+tags)...)...)
-		if err == nil && !run.passed && !run.timedOut {
-			run.why = "the scenarios of " + strings.Join(files, ", ") + ": " + run.why
-		}
-	default:
-		run, err = r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, withoutBrowser...)...)
-	}
-	res.suite = time.Since(t)
-	switch {
-	case ctx.Err() != nil:
-		res.status = statusInterrupted
-	case err != nil:
-		return toolErr(err)
-	case run.timedOut:
-		res.status, res.detail = statusTimeout, fmt.Sprintf("no verdict within %s", r.o.timeout)
-	case run.passed:
-		// The suite cannot make the database fail or reach start-up; the
-		// hardening tests and the reference's own unit tests can.
-		t = time.Now()
-		st, why, err := r.afterSuite(ctx, bin, dir, overlayPath, m, env)
-		res.suite += time.Since(t)
+	// decided sets the verdict of a run of the suite that failed, timed
+	// out or could not run, what naming the scenarios it ran; false when
+	// it passed and the mutant goes on.
+	decided := func(run suiteRun, err error, what string) bool {
 		switch {
 		case ctx.Err() != nil:
 			res.status = statusInterrupted
 		case err != nil:
-			return toolErr(err)
-		case st == "" && whole:
-			// Last, the whole suite, which may see what the features
-			// that ran the line left behind.
-			t = time.Now()
-			w, err := r.suite(ctx, bin, "m_"+strconv.Itoa(m.ID), dir, append(env, withoutBrowser...)...)
-			res.suite += time.Since(t)
-			switch {
-			case ctx.Err() != nil:
-				res.status = statusInterrupted
-			case err != nil:
-				return toolErr(err)
-			case w.timedOut:
-				res.status, res.detail = statusTimeout, fmt.Sprintf("the whole suite: no verdict within %s", r.o.timeout)
-			case w.passed:
-				res.status = statusSurvived
-			default:
-				res.status, res.detail = statusKilled, "the whole suite (not the features that ran the line): "+w.why
-			}
-		case st == "":
-			res.status = statusSurvived
-			if part && !r.o.whole {
-				res.detail = "survived the features that ran its line (" + strings.Join(files, ", ") + "); the whole suite not run (-whole=false)"
-			}
+			toolErr(err)
+		case run.timedOut:
+			res.status, res.detail = statusTimeout, fmt.Sprintf("%sno verdict within %s", what, r.o.timeout)
+		case !run.passed:
+			res.status, res.detail = statusKilled, what+run.why
 		default:
-			res.status, res.detail, res.stage = statusKilled, why, st
+			return false
 		}
-	default:
-		res.status, res.detail = statusKilled, run.why
+		return true
 	}
+	name := "m_" + strconv.Itoa(m.ID)
+
+	// With -select, the features that ran the line first; the whole suite
+	// waits until every later stage has let the mutant through.
+	run, what := suiteRun{passed: true}, ""
+	tags, files, part := r.selectFor(m)
+	t = time.Now()
+	switch {
+	case !r.cov.suite.runs(m):
+	case part && len(files) == 0:
+	case part:
+		what = "the scenarios of " + strings.Join(files, ", ") + ": "
+		run, err = r.suite(ctx, bin, name, dir, append(env, append(slices.Clone(withoutBrowser), "CATALOGSPEC_TAGS="+tags)...)...)
+	default:
+		run, err = r.suite(ctx, bin, name, dir, append(env, withoutBrowser...)...)
+	}
+	res.suite = time.Since(t)
+	if decided(run, err, what) {
+		return res
+	}
+
+	// The suite cannot make the database fail or reach start-up; the
+	// hardening tests and the reference's own unit tests can.
+	t = time.Now()
+	st, why, err := r.afterSuite(ctx, bin, dir, overlayPath, m, env)
+	res.suite += time.Since(t)
+	switch {
+	case ctx.Err() != nil:
+		res.status = statusInterrupted
+		return res
+	case err != nil:
+		return toolErr(err)
+	case st != "":
+		res.status, res.detail, res.stage = statusKilled, why, st
+		return res
+	}
+
+	// Last, the whole suite, which may see what the features that ran the
+	// line left behind.
+	if r.cov.suite.runs(m) && part {
+		if !r.o.whole {
+			res.status, res.detail = statusSurvived, "survived the features that ran its line ("+strings.Join(files, ", ")+"); the whole suite not run (-whole=false)"
+			return res
+		}
+		t = time.Now()
+		run, err = r.suite(ctx, bin, name, dir, append(env, withoutBrowser...)...)
+		res.suite += time.Since(t)
+		if decided(run, err, "the whole suite (not the features that ran the line): ") {
+			return res
+		}
+	}
+	res.status = statusSurvived
 	return res
 }
 
