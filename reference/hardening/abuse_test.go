@@ -254,6 +254,20 @@ func TestAbuseConnections(t *testing.T) {
 			}
 		}
 	})
+	t.Run("a body sent to a host the service does not answer to is refused before it is read", func(t *testing.T) {
+		for _, base := range []string{in.gms, in.frontend} {
+			conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(conn, "POST /api/graphql HTTP/1.1\r\nHost: catalog.elsewhere.example\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{", in.admin)
+			got, _ := closedWithin(t, conn, 1500*time.Millisecond)
+			conn.Close()
+			if !strings.HasPrefix(got, "HTTP/1.1 421") {
+				t.Fatalf("%s: want 421 at once, got %.200q", base, got)
+			}
+		}
+	})
 	t.Run("a body sent a byte at a time is cut at the read timeout", func(t *testing.T) {
 		conn, err := net.Dial("tcp", host)
 		if err != nil {
