@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -55,5 +56,25 @@ func TestPlanOnlyForPlainRequests(t *testing.T) {
 				t.Errorf("handed over with noVariables %v, want %v", d.noVariables, c.plan)
 			}
 		})
+	}
+}
+
+// A GraphQL handler that takes no document (anything but reference/graph's)
+// gets the request whole: the body graphqlOverHTTP read, and its length.
+func TestGraphQLOverHTTPHandsAPlainHandlerTheBody(t *testing.T) {
+	const body = `{"query":"{ me { corpUser { urn } } }"}`
+	var got string
+	var length int64
+	h := graphqlOverHTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got, length = string(b), r.ContentLength
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	req := httptest.NewRequest(http.MethodPost, "/api/graphql", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	if rec.Code != http.StatusAccepted || got != body || length != int64(len(body)) {
+		t.Fatalf("answered %d; the handler read %q (length %d); want 202 and the body %q", rec.Code, got, length, body)
 	}
 }
