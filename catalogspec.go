@@ -11,7 +11,7 @@ import (
 // SpecVersion is the version of the specification the features state. It
 // changes when a rule is added, removed or changes level; SPEC.md has the
 // history.
-const SpecVersion = "1.10.0"
+const SpecVersion = "1.11.0"
 
 //go:embed features/*.feature
 var features embed.FS

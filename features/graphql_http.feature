@@ -1,7 +1,8 @@
 @cap:graphql
 Feature: GraphQL over HTTP
   The GraphQL endpoint takes a POST whose body is JSON carrying a "query", and optionally
-  "variables", and answers application/json. Any other method is refused and runs
+  "variables", and answers application/json; the body may be laid out as any JSON may
+  (spaces, tabs and line breaks between its parts). Any other method is refused and runs
   nothing (DataHub answers GET with 500, the other methods with 405; saying 405 for each is
   recommended). A body that is not JSON, or that has no query, is refused with 400 without
   echoing what was sent. The frontend answers GraphQL too. A call refused for want of a
@@ -107,6 +108,11 @@ Feature: GraphQL over HTTP
     When Ann sends a GraphQL request whose body has no query
     Then the answer has status 400
     And the answer does not repeat the body that was sent
+
+  @id:http-25 @must @core
+  Scenario: A query whose body is laid out over several lines and indented with tabs is answered
+    When Ann asks who she is in a body laid out over several lines and indented with tabs
+    Then the answer names Ann as the signed-in user
 
   @id:http-16 @must @core
   Scenario: A query nested 50 levels deep is answered, as DataHub answers up to its depth limit of 50

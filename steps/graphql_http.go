@@ -37,6 +37,7 @@ func registerGraphQLHTTPSteps(s stepRegistrar) {
 	s.Step(`^`+who+` sends a GraphQL request whose body has no query$`, sendsBodyWithoutQuery)
 	s.Step(`^`+who+` sends a GraphQL request whose body has a second JSON object after the first$`, sendsTwoObjects)
 	s.Step(`^`+who+` sends a GraphQL query declared as plain text$`, sendsQueryAsPlainText)
+	s.Step(`^`+who+` asks who `+pronoun+` `+verbIs+` in a body laid out over several lines and indented with tabs$`, asksWhoSheIsInALaidOutBody)
 	s.Step(`^the answer says that only POST is allowed$`, answerAllowsOnlyPOST)
 	s.Step(`^the answer does not repeat the body that was sent$`, answerDoesNotEcho)
 }
@@ -154,6 +155,17 @@ func sendsBodyWithoutQuery(ctx context.Context, name string) error {
 	w.echoMarker = "catalogspec-echo-" + w.id
 	body, _ := json.Marshal(map[string]any{"variables": map[string]string{"marker": w.echoMarker}, "operationName": w.echoMarker})
 	return w.sendBody(name, "application/json", body, "a body without a query")
+}
+
+// asksWhoSheIsInALaidOutBody sends the who-am-I question in a body laid
+// out as a person or a pretty-printer lays out JSON: every kind of white
+// space JSON allows (space, tab, line feed, carriage return) between its
+// parts, before and after it.
+func asksWhoSheIsInALaidOutBody(ctx context.Context, name string) error {
+	w := theWorld(ctx)
+	query, _ := json.Marshal(w.suite.docs.me)
+	body := "\r\n{\r\n\t\"query\" :\t" + string(query) + " ,\r\n\t\"variables\" : {\n\t},\n\t\"operationName\"\t: null\n}\r\n"
+	return w.sendBody(name, "application/json", []byte(body), "the question who they are in a body laid out over several lines and indented with tabs")
 }
 
 func sendsQueryAsPlainText(ctx context.Context, name string) error {

@@ -41,6 +41,8 @@ func TestPlanOnlyForPlainRequests(t *testing.T) {
 		{"variables", `{"query":"query M($x: String) { me { corpUser { urn } } }","variables":{"x":"y"}}`, false},
 		{"a query key in capitals", `{"query":"{ me { corpUser { urn } } }","Query":"{ appConfig { appVersion } }"}`, false},
 		{"a variables key with a long s", `{"query":"{ me { corpUser { urn } } }","variableſ":{"x":"y"}}`, false},
+		{"a key gqlgen does not read", `{"query":"{ me { corpUser { urn } } }","clientName":"datahub-cli"}`, true},
+		{"an empty key", `{"":1,"query":"{ me { corpUser { urn } } }"}`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := &recordingDocuments{}
@@ -76,5 +78,19 @@ func TestGraphQLOverHTTPHandsAPlainHandlerTheBody(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != http.StatusAccepted || got != body || length != int64(len(body)) {
 		t.Fatalf("answered %d; the handler read %q (length %d); want 202 and the body %q", rec.Code, got, length, body)
+	}
+}
+
+// A body may put any of JSON's four kinds of white space around its
+// tokens, as pretty-printers and people typing at curl do.
+func TestParseGraphQLRequestTakesEveryKindOfSpace(t *testing.T) {
+	const query = "{ me { corpUser { urn } } }"
+	for _, sp := range []string{" ", "\t", "\n", "\r\n", " \t\r\n "} {
+		tokens := []string{"{", `"query"`, ":", `"` + query + `"`, ",", `"variables"`, ":", "{", "}", ",", `"operationName"`, ":", `"Me"`, "}"}
+		body := sp + strings.Join(tokens, sp)
+		req, err := parseGraphQLRequest([]byte(body))
+		if err != nil || req.query != query || req.operationName != "Me" || req.variables || req.folded {
+			t.Errorf("%q: %+v, %v; want the query, the operation Me, no variables", body, req, err)
+		}
 	}
 }

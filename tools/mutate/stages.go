@@ -179,6 +179,9 @@ func (r *runner) mutant(ctx context.Context, m *Mutant) *result {
 	if r.cov.suite.runs(m) && part {
 		if !r.o.whole {
 			res.status, res.detail = statusSurvived, "survived the features that ran its line ("+strings.Join(files, ", ")+"); the whole suite not run (-whole=false)"
+			if len(files) == 0 {
+				res.detail = "no feature ran its line on its own; the whole suite not run (-whole=false)"
+			}
 			return res
 		}
 		t = time.Now()
