@@ -63,6 +63,8 @@ func TestSignUpRefusalsMakeNoUserAndChangeNoOne(t *testing.T) {
 	invite := f.invite(t)
 	ingested := f.user(t)
 	native := f.nativeUser(t, "native's own")
+	capitals := reference.UserURN("Cap-" + uuid.NewString()[:8])
+	f.ingest(t, capitals, "corpUserInfo", `{"active":true,"displayName":"Capitals"}`)
 	good := func(email string) reference.SignUpInput {
 		return reference.SignUpInput{FullName: "X", Email: email, Password: "intruder", Title: "t", InviteToken: invite}
 	}
@@ -84,6 +86,11 @@ func TestSignUpRefusalsMakeNoUserAndChangeNoOne(t *testing.T) {
 		"the system user":             {good(reference.SystemUser.ID), reference.ECONFLICT},
 		"a user made by ingestion":    {good(ingested.ID), reference.ECONFLICT},
 		"a native user":               {good(native.ID), reference.ECONFLICT},
+		// Look-alikes, both ways round: the one who exists may be the one
+		// whose name has capitals.
+		"the system user in capitals":                {good(strings.ToUpper(reference.SystemUser.ID)), reference.EBADREQUEST},
+		"a user named in capitals, in small letters": {good(strings.ToLower(capitals.ID)), reference.EBADREQUEST},
+		"a native user, in capitals":                 {good(strings.ToUpper(native.ID)), reference.EBADREQUEST},
 	} {
 		before, _ := testDB.Aspects(ctx, reference.UserURN(c.in.Email))
 		if _, err := f.svc.SignUp(ctx, c.in); reference.ErrorCodeOf(err) != c.code {
