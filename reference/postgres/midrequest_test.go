@@ -127,6 +127,27 @@ func (s *faultyStore) EndSessions(ctx context.Context, actorURN string, keep int
 	return s.Store.EndSessions(ctx, actorURN, keep)
 }
 
+func (s *faultyStore) RemoveUser(ctx context.Context, user reference.URN) (bool, error) {
+	if err := s.call("RemoveUser"); err != nil {
+		return false, err
+	}
+	return s.Store.RemoveUser(ctx, user)
+}
+
+func (s *faultyStore) CreateUserEntity(ctx context.Context, user reference.URN, aspects []reference.Aspect) error {
+	if err := s.call("CreateUserEntity"); err != nil {
+		return err
+	}
+	return s.Store.CreateUserEntity(ctx, user, aspects)
+}
+
+func (s *faultyStore) ReplaceAspectIf(ctx context.Context, a reference.Aspect, field, want string) (bool, error) {
+	if err := s.call("ReplaceAspectIf"); err != nil {
+		return false, err
+	}
+	return s.Store.ReplaceAspectIf(ctx, a, field, want)
+}
+
 // operation is one call of the service, with what it needs made fresh
 // (through the healthy service) for every attempt.
 type operation struct {
