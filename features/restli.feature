@@ -99,10 +99,10 @@ Feature: Reads and batch writes over Rest.li, as DataHub's SDK sends them
       | frontend's         |
 
   @id:restli-08 @must @core
-  Scenario: The v2 entity path gives the aspects asked for, and no others but the key
+  Scenario: The v2 entity path gives the aspects asked for and the key, and no others
     Given the administrator has written a new dataset with a description and institutional memory
     When Ann reads the dataset's properties and ownership through the metadata service's v2 entity path
-    Then the answer holds the dataset's properties, and no aspect but those asked for and the key
+    Then the answer holds the dataset's properties and its key, and no aspect but those asked for
 
   @id:restli-09 @must @core
   Scenario: A dataset no one has written shows none of its aspects through the v2 entity path

@@ -22,7 +22,7 @@ func registerRestLiSteps(s stepRegistrar) {
 	s.Step(`^`+who+` reads an aspect (by a malformed URN|without naming it) through the metadata service's aspect path$`, readsBadAspect)
 	s.Step(`^`+who+` reads (the dataset|the dataset's properties and ownership|a dataset no one has written) through the `+tiers+` v2 entity path$`, readsDatasetV2)
 	s.Step(`^the answer names the dataset and holds its properties, institutional memory and key, each with its value$`, answerNamesDatasetWithAll)
-	s.Step(`^the answer holds the dataset's properties, and no aspect but those asked for and the key$`, answerHoldsOnlyAskedFor)
+	s.Step(`^the answer holds the dataset's properties and its key, and no aspect but those asked for$`, answerHoldsOnlyAskedFor)
 	s.Step(`^the answer shows no aspect of it but its key$`, answerShowsOnlyKey)
 	s.Step(`^`+who+` reads the dataset and (a dataset no one has written|the other dataset) in a batch through the v2 entity path$`, readsBatchV2)
 	s.Step(`^the batch's results hold the dataset with its properties, institutional memory and key, and no aspect of the other but its key$`, batchResultsHold)
@@ -297,6 +297,12 @@ func answerHoldsOnlyAskedFor(ctx context.Context) error {
 	p, ok := e.Aspects["datasetProperties"]
 	if !ok || !propertiesItem(d).shows(p.Value) {
 		return w.fail("%s does not hold the dataset's properties with its description %q", a.what, d.description)
+	}
+	// DataHub adds the key to the aspects asked for when they do not name
+	// it (EntityServiceImpl.getCorrespondingAspects), and the SDK counts on
+	// it ("The entity's key aspect will always be present").
+	if _, ok := e.Aspects["datasetKey"]; !ok {
+		return w.fail("%s does not hold the dataset's key (datasetKey), which DataHub adds to the aspects asked for", a.what)
 	}
 	return nil
 }

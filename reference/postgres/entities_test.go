@@ -151,3 +151,36 @@ func TestIngestProposalOfTheKeyAloneWritesIt(t *testing.T) {
 		t.Fatalf("%s after its key alone was written holds %v, want its key", a, got)
 	}
 }
+
+// TestEntityReadsRefuseBadInputThemselves: the reads refuse what the HTTP
+// tier refuses before them (a URN that does not parse, a name that is no
+// aspect's, a negative version, an entity type no one knows), so that any
+// other caller of the service meets the same refusals.
+func TestEntityReadsRefuseBadInputThemselves(t *testing.T) {
+	f := newFixture(t)
+	d := dataset().String()
+	for name, c := range map[string]struct {
+		read func() error
+		code reference.ErrorCode
+	}{
+		"an aspect of no URN": {func() error { _, err := f.svc.ReadAspect(root, "nota:urn", "datasetProperties", 0); return err }, reference.EBADREQUEST},
+		"no aspect named":     {func() error { _, err := f.svc.ReadAspect(root, d, "", 0); return err }, reference.EBADREQUEST},
+		"an aspect not named as one": {func() error {
+			_, err := f.svc.ReadAspect(root, d, "dataset-properties", 0)
+			return err
+		}, reference.EBADREQUEST},
+		"a version below 0":       {func() error { _, err := f.svc.ReadAspect(root, d, "datasetProperties", -1); return err }, reference.EBADREQUEST},
+		"an entity of no URN":     {func() error { _, err := f.svc.EntityV2(root, "nota:urn", nil, true); return err }, reference.EBADREQUEST},
+		"an entity's bad aspects": {func() error { _, err := f.svc.EntityV2(root, d, []string{"x y"}, true); return err }, reference.EBADREQUEST},
+		"an entity of no known type": {func() error {
+			_, err := f.svc.EntityV2(root, "urn:li:nosuchtype:x", nil, true)
+			return err
+		}, reference.ENOTFOUND},
+		"a batch with no URN":   {func() error { _, err := f.svc.EntitiesV2(root, []string{d, "nota:urn"}, nil, true); return err }, reference.EBADREQUEST},
+		"a batch's bad aspects": {func() error { _, err := f.svc.EntitiesV2(root, []string{d}, []string{"1st"}, true); return err }, reference.EBADREQUEST},
+	} {
+		if err := c.read(); reference.ErrorCodeOf(err) != c.code {
+			t.Errorf("%s: %v, want %s", name, err, c.code)
+		}
+	}
+}
