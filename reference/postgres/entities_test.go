@@ -178,6 +178,22 @@ func TestEntityReadsRefuseBadInputThemselves(t *testing.T) {
 		}, reference.ENOTFOUND},
 		"a batch with no URN":   {func() error { _, err := f.svc.EntitiesV2(root, []string{d, "nota:urn"}, nil, true); return err }, reference.EBADREQUEST},
 		"a batch's bad aspects": {func() error { _, err := f.svc.EntitiesV2(root, []string{d}, []string{"1st"}, true); return err }, reference.EBADREQUEST},
+		"a v3 entity's bad aspects": {func() error {
+			_, err := f.svc.EntityV3(root, reference.EntityDataset, d, []string{"x y"})
+			return err
+		}, reference.EBADREQUEST},
+		"a v3 batch with no URN": {func() error {
+			_, err := f.svc.EntitiesV3(root, reference.EntityDataset, []reference.EntityRequest{{URN: "nota:urn"}})
+			return err
+		}, reference.EBADREQUEST},
+		"a v3 batch of another type": {func() error {
+			_, err := f.svc.EntitiesV3(root, reference.EntityCorpUser, []reference.EntityRequest{{URN: d}})
+			return err
+		}, reference.EBADREQUEST},
+		"a v3 batch's bad aspects": {func() error {
+			_, err := f.svc.EntitiesV3(root, reference.EntityDataset, []reference.EntityRequest{{URN: d, Aspects: []string{"x y"}}})
+			return err
+		}, reference.EBADREQUEST},
 	} {
 		if err := c.read(); reference.ErrorCodeOf(err) != c.code {
 			t.Errorf("%s: %v, want %s", name, err, c.code)
