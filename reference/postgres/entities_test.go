@@ -152,11 +152,11 @@ func TestIngestProposalOfTheKeyAloneWritesIt(t *testing.T) {
 	}
 }
 
-// TestEntityReadsRefuseBadInputThemselves: the reads refuse what the HTTP
-// tier refuses before them (a URN that does not parse, a name that is no
+// TestEntityCallsRefuseBadInputThemselves: the reads and the deletion
+// refuse what the HTTP tier refuses before them (a URN that does not parse, a name that is no
 // aspect's, a negative version, an entity type no one knows), so that any
 // other caller of the service meets the same refusals.
-func TestEntityReadsRefuseBadInputThemselves(t *testing.T) {
+func TestEntityCallsRefuseBadInputThemselves(t *testing.T) {
 	f := newFixture(t)
 	d := dataset().String()
 	for name, c := range map[string]struct {
@@ -178,6 +178,9 @@ func TestEntityReadsRefuseBadInputThemselves(t *testing.T) {
 		}, reference.ENOTFOUND},
 		"a batch with no URN":   {func() error { _, err := f.svc.EntitiesV2(root, []string{d, "nota:urn"}, nil, true); return err }, reference.EBADREQUEST},
 		"a batch's bad aspects": {func() error { _, err := f.svc.EntitiesV2(root, []string{d}, []string{"1st"}, true); return err }, reference.EBADREQUEST},
+		"a deletion naming another type": {func() error {
+			return f.svc.DeleteEntity(root, reference.EntityCorpUser, d)
+		}, reference.EBADREQUEST},
 		"a v3 entity's bad aspects": {func() error {
 			_, err := f.svc.EntityV3(root, reference.EntityDataset, d, []string{"x y"})
 			return err
@@ -198,5 +201,32 @@ func TestEntityReadsRefuseBadInputThemselves(t *testing.T) {
 		if err := c.read(); reference.ErrorCodeOf(err) != c.code {
 			t.Errorf("%s: %v, want %s", name, err, c.code)
 		}
+	}
+}
+
+// TestIngestSnapshotOfAUserNeedsManageUsersOverThePlatform: a snapshot
+// creates its entity, and creating a user takes MANAGE_USERS_AND_GROUPS
+// over the platform (DataHub's API_ENTITY_PRIVILEGE_MAP); the neighbouring
+// UPDATE_USERS_AND_GROUPS, which updates one, does not create one.
+func TestIngestSnapshotOfAUserNeedsManageUsersOverThePlatform(t *testing.T) {
+	f := newFixture(t)
+	const class = "com.linkedin.metadata.snapshot.CorpUserSnapshot"
+	info := []reference.SnapshotAspect{{Class: "com.linkedin.identity.CorpUserInfo", Value: []byte(`{"active":true,"displayName":"Snapshot"}`)}}
+	manager, updater := f.user(t), f.user(t)
+	f.grant(t, manager, reference.PrivManageUsersAndGroups)
+	f.grant(t, updater, reference.PrivUpdateUsersAndGroups)
+	made := reference.UserURN("s-" + uuid.NewString()[:8])
+	if err := f.svc.IngestSnapshot(as(manager), class, made.String(), info); err != nil {
+		t.Fatalf("a holder of MANAGE_USERS_AND_GROUPS over the platform making a user by snapshot: %v", err)
+	}
+	if u, err := f.svc.CorpUser(root, made.String()); err != nil || u == nil {
+		t.Errorf("the user made by snapshot: %v, %v", u, err)
+	}
+	refused := reference.UserURN("s-" + uuid.NewString()[:8])
+	if err := f.svc.IngestSnapshot(as(updater), class, refused.String(), info); reference.ErrorCodeOf(err) != reference.EUNAUTHORIZED {
+		t.Errorf("a holder of UPDATE_USERS_AND_GROUPS making a user by snapshot: %v, want UNAUTHORIZED", err)
+	}
+	if u, err := f.svc.CorpUser(root, refused.String()); u != nil || err != nil {
+		t.Errorf("the refused snapshot made %v (%v)", u, err)
 	}
 }
