@@ -35,3 +35,16 @@ func TestFoldRequestsNamesEachEntityOnce(t *testing.T) {
 		}
 	}
 }
+
+// A refusal in a batch names its proposal, but for a batch of one, whose
+// refusal reads as that of a single write.
+func TestInProposalNamesTheProposalOfABatch(t *testing.T) {
+	err := Errorf(EBADREQUEST, "the value does not match")
+	if got := ErrorMessageOf(inProposal(err, 0, 1)); got != "the value does not match" {
+		t.Errorf("a batch of one: %q", got)
+	}
+	got := inProposal(err, 1, 3)
+	if ErrorCodeOf(got) != EBADREQUEST || ErrorMessageOf(got) != "proposal 2 of 3: the value does not match" {
+		t.Errorf("the second of three: %v", got)
+	}
+}

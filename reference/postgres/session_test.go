@@ -229,3 +229,17 @@ func TestSessionStoreFailuresAreNotAbsence(t *testing.T) {
 		t.Error("signing out against a database that does not answer reported no error")
 	}
 }
+
+// A sign-in with the right password settles its attempt as a success: a
+// person who signs in many times in a row (a script, many browsers) is
+// never throttled as if each had failed.
+func TestSignInsThatSucceedAreNeverThrottled(t *testing.T) {
+	f := newFixture(t)
+	u := f.nativeUser(t, "pw")
+	ctx := reference.NewContextWithClient(context.Background(), reference.Client{Addr: "192.0.2.7"})
+	for i := range 2*reference.DefaultMaxFailuresPerUser + 1 {
+		if _, _, err := f.svc.SignIn(ctx, u.ID, "pw"); err != nil {
+			t.Fatalf("sign-in %d with the right password: %v", i+1, err)
+		}
+	}
+}
