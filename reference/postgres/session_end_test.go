@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,42 +61,47 @@ func TestResetEndsSessions(t *testing.T) {
 	}
 }
 
-// TestSessionsOneUserMayHold: past MaxSessionsPerUser, signing in ends the
-// oldest session of that user, and only of that user.
+// TestSessionsOneUserMayHold: past MaxSessionsPerUser (two, and one, the
+// least that may be set), signing in ends the oldest session of that
+// user, and only of that user.
 func TestSessionsOneUserMayHold(t *testing.T) {
 	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A minute ago: each sign-in a second later than the last, none in the
-	// future of the token codec's own clock.
-	f := &fixture{now: time.Now().Add(-time.Minute)}
-	f.svc = reference.NewService(testDB, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt"), Now: func() time.Time { return f.now }, MaxSessionsPerUser: 2})
-	if _, err := f.svc.Bootstrap(context.Background(), "root-password-for-tests"); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	ann, bob := f.nativeUser(t, "pw"), f.nativeUser(t, "pw")
-	bobs, _, err := f.svc.SignIn(ctx, bob.ID, "pw")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sessions []string
-	for i := 0; i < 3; i++ {
-		f.now = f.now.Add(time.Second) // each newer than the last
-		raw, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
-		if err != nil {
-			t.Fatal(err)
-		}
-		sessions = append(sessions, raw)
-	}
-	for i, raw := range sessions {
-		_, err := f.svc.Authenticate(ctx, raw)
-		if ended := reference.ErrorCodeOf(err) == reference.EUNAUTHENTICATED; ended != (i == 0) {
-			t.Errorf("Ann's session %d of 3 (two may be held): %v", i+1, err)
-		}
-	}
-	if _, err := f.svc.Authenticate(ctx, bobs); err != nil {
-		t.Errorf("Bob's session after Ann's third: %v", err)
+	for _, keep := range []int{2, 1} {
+		t.Run(fmt.Sprintf("%d may be held", keep), func(t *testing.T) {
+			// A minute ago: each sign-in a second later than the last, none
+			// in the future of the token codec's own clock.
+			f := &fixture{now: time.Now().Add(-time.Minute)}
+			f.svc = reference.NewService(testDB, reference.Config{AuthEnabled: true, Codec: codec, Salt: []byte("salt"), Now: func() time.Time { return f.now }, MaxSessionsPerUser: keep})
+			if _, err := f.svc.Bootstrap(context.Background(), "root-password-for-tests"); err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			ann, bob := f.nativeUser(t, "pw"), f.nativeUser(t, "pw")
+			bobs, _, err := f.svc.SignIn(ctx, bob.ID, "pw")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sessions []string
+			for range keep + 1 {
+				f.now = f.now.Add(time.Second) // each newer than the last
+				raw, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
+				if err != nil {
+					t.Fatal(err)
+				}
+				sessions = append(sessions, raw)
+			}
+			for i, raw := range sessions {
+				_, err := f.svc.Authenticate(ctx, raw)
+				if ended := reference.ErrorCodeOf(err) == reference.EUNAUTHENTICATED; ended != (i == 0) {
+					t.Errorf("Ann's session %d of %d (%d may be held): %v", i+1, keep+1, keep, err)
+				}
+			}
+			if _, err := f.svc.Authenticate(ctx, bobs); err != nil {
+				t.Errorf("Bob's session after Ann's last: %v", err)
+			}
+		})
 	}
 }
