@@ -567,3 +567,62 @@ func TestEveryOperationNeedsAnActor(t *testing.T) {
 		t.Errorf("Me of a user who does not exist: %v, want %s", err, reference.ENOTFOUND)
 	}
 }
+
+// TestResetEndsTheOldPasswordsSessionsWhateverComesBetween: a reset ends
+// every session of the old password, the one opened with it while the
+// reset ran (before the new password was written) included; and should the
+// store fail at its last step, the sessions opened before it began are
+// already ended.
+func TestResetEndsTheOldPasswordsSessionsWhateverComesBetween(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ended := func(t *testing.T, what, raw string) {
+		t.Helper()
+		if _, err := f.svc.Authenticate(ctx, raw); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
+			t.Errorf("%s: %v, want it ended by the reset", what, err)
+		}
+	}
+	t.Run("a sign-in with the old password while the reset runs", func(t *testing.T) {
+		u := f.nativeUser(t, "old")
+		reset, err := f.svc.CreateNativeUserResetToken(root, u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var between string
+		store := &faultyStore{Store: testDB, beforeAt: 3, before: func() {
+			raw, _, err := f.svc.SignIn(ctx, u.ID, "old")
+			if err != nil {
+				t.Errorf("the sign-in between: %v", err)
+			}
+			between = raw
+		}}
+		if err := f.over(t, store).ResetNativeUserCredentials(ctx, u.ID, "new", reset); err != nil {
+			t.Fatal(err)
+		}
+		if len(store.calls) < 3 || store.calls[2] != "ReplaceAspectIf" {
+			t.Fatalf("the reset's store calls are %v: the sign-in did not come before the password was written", store.calls)
+		}
+		ended(t, "the session opened with the old password while the reset ran", between)
+	})
+	t.Run("the store failing at the reset's last step", func(t *testing.T) {
+		u := f.nativeUser(t, "old")
+		first, _, err := f.svc.SignIn(ctx, u.ID, "old")
+		if err != nil {
+			t.Fatal(err)
+		}
+		second, _, err := f.svc.SignIn(ctx, u.ID, "old")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reset, err := f.svc.CreateNativeUserResetToken(root, u.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		store := &faultyStore{Store: testDB, failAt: 4}
+		if err := f.over(t, store).ResetNativeUserCredentials(ctx, u.ID, "new", reset); reference.ErrorCodeOf(err) != reference.EUNAVAILABLE {
+			t.Fatalf("the reset with its last store call failing: %v, want %s", err, reference.EUNAVAILABLE)
+		}
+		ended(t, "the first session", first)
+		ended(t, "the second session", second)
+	})
+}
