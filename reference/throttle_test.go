@@ -209,3 +209,21 @@ func TestThrottleKeepsItsConfiguredBounds(t *testing.T) {
 		t.Errorf("no bounds given: users %+v, clients %+v", *th.users, *th.clients)
 	}
 }
+
+// A key whose failures have all aged out is forgotten when next read, so
+// that keys no one fails for any more do not fill the log.
+func TestFailureLogForgetsAKeyWhoseFailuresAgedOut(t *testing.T) {
+	l := newFailureLog(3, 3, time.Minute, 10)
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	l.add("ann", t0)
+	l.add("bob", t0.Add(50*time.Second))
+	if got := l.recent("ann", t0.Add(70*time.Second)); got != nil {
+		t.Fatalf("ann's failure a minute and more ago: %v, want none", got)
+	}
+	if _, kept := l.entries["ann"]; kept || len(l.entries) != 1 || l.order.Len() != 1 {
+		t.Errorf("after ann's failure aged out the log holds %d keys (ann kept: %t), want bob's alone", len(l.entries), kept)
+	}
+	if got := l.recent("bob", t0.Add(70*time.Second)); len(got) != 1 {
+		t.Errorf("bob's failure 20 s ago: %v, want it", got)
+	}
+}
