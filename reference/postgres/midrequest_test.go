@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -625,4 +626,51 @@ func TestResetEndsTheOldPasswordsSessionsWhateverComesBetween(t *testing.T) {
 		ended(t, "the first session", first)
 		ended(t, "the second session", second)
 	})
+}
+
+// TestSignInOfAUserRemovedMeanwhileOpensNoSession: a user removed between
+// the password check and the session's making is refused as a wrong
+// sign-in, with no session.
+func TestSignInOfAUserRemovedMeanwhileOpensNoSession(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	u := f.nativeUser(t, "pw")
+	healthy := &faultyStore{Store: testDB}
+	if _, _, err := f.over(t, healthy).SignIn(ctx, u.ID, "pw"); err != nil {
+		t.Fatal(err)
+	}
+	at := slices.Index(healthy.calls, "CreateSession") + 1
+	if at == 0 {
+		t.Fatalf("a sign-in's store calls %v make no session", healthy.calls)
+	}
+	store := &faultyStore{Store: testDB, beforeAt: at, before: func() {
+		if err := f.svc.RemoveUser(root, u.String()); err != nil {
+			t.Errorf("removing the user meanwhile: %v", err)
+		}
+	}}
+	raw, sess, err := f.over(t, store).SignIn(ctx, u.ID, "pw")
+	if reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED || raw != "" || sess.ID != "" {
+		t.Errorf("signing in as a user removed meanwhile: %q, %+v, %v; want UNAUTHENTICATED and no session", raw, sess, err)
+	}
+}
+
+// TestSignInsTheStoreFailedDoNotCount: an attempt the store failed (503)
+// judged nothing, so it counts as no failure: after many of them, the
+// right password signs the user in.
+func TestSignInsTheStoreFailedDoNotCount(t *testing.T) {
+	f := newFixture(t)
+	u := f.nativeUser(t, "pw")
+	ctx := reference.NewContextWithClient(context.Background(), reference.Client{Addr: "192.0.2.8"})
+	store := &faultyStore{Store: testDB}
+	svc := f.over(t, store)
+	for i := range 2*reference.DefaultMaxFailuresPerUser + 1 {
+		store.calls, store.failAt = nil, 1
+		if _, _, err := svc.SignIn(ctx, u.ID, "pw"); reference.ErrorCodeOf(err) != reference.EUNAVAILABLE {
+			t.Fatalf("sign-in %d with the store failing: %v, want %s", i+1, err, reference.EUNAVAILABLE)
+		}
+	}
+	store.failAt = 0
+	if _, _, err := svc.SignIn(ctx, u.ID, "pw"); err != nil {
+		t.Errorf("the right password after the store's failures: %v", err)
+	}
 }
