@@ -2,6 +2,7 @@ package reference
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -226,4 +227,96 @@ func TestFailureLogForgetsAKeyWhoseFailuresAgedOut(t *testing.T) {
 	if got := l.recent("bob", t0.Add(70*time.Second)); len(got) != 1 {
 		t.Errorf("bob's failure 20 s ago: %v, want it", got)
 	}
+}
+
+// A key keeps its latest failures, as many as the log keeps and no more,
+// however many it makes.
+func TestFailureLogKeepsAKeysLatestFailures(t *testing.T) {
+	l := newFailureLog(3, 3, time.Hour, 10)
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	for i := range 7 {
+		l.add("ann", t0.Add(time.Duration(i)*time.Second))
+		if got, want := len(l.recent("ann", t0.Add(time.Minute))), min(i+1, 3); got != want {
+			t.Fatalf("after %d failures ann has %d kept, want %d", i+1, got, want)
+		}
+	}
+	got := l.recent("ann", t0.Add(time.Minute))
+	for i, at := range got {
+		if want := t0.Add(time.Duration(4+i) * time.Second); !at.Equal(want) {
+			t.Errorf("kept failure %d is at %s, want %s (the latest three, oldest first)", i, at.Format(time.TimeOnly), want.Format(time.TimeOnly))
+		}
+	}
+}
+
+// Taking back a failure takes back the one recorded at that time, the
+// oldest included, and a key left with none is forgotten.
+func TestFailureLogRemoveTakesBackTheFailureNamed(t *testing.T) {
+	l := newFailureLog(3, 3, time.Hour, 10)
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	l.add("ann", t0)
+	l.add("ann", t0.Add(time.Second))
+	l.remove("ann", t0)
+	if got := l.recent("ann", t0.Add(time.Minute)); len(got) != 1 || !got[0].Equal(t0.Add(time.Second)) {
+		t.Fatalf("after taking back her first failure ann has %v, want the second alone", got)
+	}
+	l.remove("ann", t0.Add(time.Second))
+	if _, kept := l.entries["ann"]; kept || l.order.Len() != 0 {
+		t.Errorf("after taking back her last failure ann is still kept (%t, list %d)", kept, l.order.Len())
+	}
+}
+
+// A full log makes room in its order: first a key whose failures have aged
+// out, even when its key is refused through another (a pair whose user is
+// under attack); else the least recently failing that is refused nothing;
+// else the least recently failing of all. It never grows past its bound.
+func TestFailureLogEvictsInItsOrder(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
+	keys := func(l *failureLog) []string {
+		var ks []string
+		for e := l.order.Front(); e != nil; e = e.Next() {
+			ks = append(ks, e.Value.(*failures).key)
+		}
+		return ks
+	}
+	t.Run("aged out first", func(t *testing.T) {
+		l := newFailureLog(3, 3, time.Minute, 2)
+		l.refusing = func(key string, _ time.Time) bool { return key == "ann" }
+		l.add("ann", t0)
+		l.add("bob", t0.Add(90*time.Second))
+		l.add("carol", t0.Add(100*time.Second))
+		if got := keys(l); !slices.Equal(got, []string{"carol", "bob"}) || len(l.entries) != 2 {
+			t.Errorf("after carol the log holds %v (%d keys), want [carol bob]: ann's failure aged out", got, len(l.entries))
+		}
+	})
+	t.Run("aged out, refused by none", func(t *testing.T) {
+		l := newFailureLog(3, 3, time.Minute, 2)
+		l.add("ann", t0)
+		l.add("bob", t0.Add(time.Second))
+		l.add("carol", t0.Add(2*time.Minute))
+		if len(l.entries) > 2 || l.order.Len() != len(l.entries) {
+			t.Errorf("the log holds %v (%d keys), want at most 2", keys(l), len(l.entries))
+		}
+	})
+	t.Run("by the latest failure, not the first", func(t *testing.T) {
+		l := newFailureLog(3, 3, time.Minute, 2)
+		l.add("ann", t0)
+		l.add("bob", t0.Add(10*time.Second))
+		l.add("ann", t0.Add(50*time.Second))
+		l.add("carol", t0.Add(75*time.Second))
+		if got := keys(l); !slices.Equal(got, []string{"carol", "ann"}) {
+			t.Errorf("after carol the log holds %v, want [carol ann]: ann failed again after bob", got)
+		}
+		if n := l.count("ann", t0.Add(75*time.Second)); n != 1 {
+			t.Errorf("ann has %d failures within the window, want 1", n)
+		}
+	})
+	t.Run("every key refused", func(t *testing.T) {
+		l := newFailureLog(1, 1, time.Minute, 2)
+		l.add("ann", t0)
+		l.add("bob", t0.Add(time.Second))
+		l.add("carol", t0.Add(2*time.Second))
+		if got := keys(l); !slices.Equal(got, []string{"carol", "bob"}) || len(l.entries) != 2 {
+			t.Errorf("after carol the log holds %v (%d keys), want [carol bob]: all refused, the least recent goes", got, len(l.entries))
+		}
+	})
 }
