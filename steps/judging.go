@@ -22,6 +22,27 @@ func (w *world) lastAnswer() (*answer, error) {
 	return w.last, nil
 }
 
+// okAnswerOfTheDataset is the last answer, which must be a 200, and the
+// dataset the scenario talks about. why, when given, says what a client
+// makes of any other status.
+func (w *world) okAnswerOfTheDataset(why string) (*answer, *datasetRecord, error) {
+	a, err := w.lastAnswer()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := w.theDataset()
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.status != http.StatusOK {
+		if why != "" {
+			why = " (" + why + ")"
+		}
+		return nil, nil, w.fail("%s answered status %d, expected 200%s", a.what, a.status, why)
+	}
+	return a, d, nil
+}
+
 // noEffect runs the attempt's read-back that it changed nothing.
 func (w *world) noEffect(a *answer) error {
 	if a.noEffect == nil {

@@ -112,16 +112,9 @@ func writesDescribingTwiceOpenAPI(ctx context.Context, name string) error {
 // entitiesWritten reads the last answer as the list of entities an
 // OpenAPI v3 write answers with (200), beside the scenario's dataset.
 func (w *world) entitiesWritten() (*answer, *datasetRecord, []map[string]json.RawMessage, error) {
-	a, err := w.lastAnswer()
+	a, d, err := w.okAnswerOfTheDataset("")
 	if err != nil {
 		return nil, nil, nil, err
-	}
-	d, err := w.theDataset()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if a.status != http.StatusOK {
-		return nil, nil, nil, w.fail("%s answered status %d, expected 200", a.what, a.status)
 	}
 	var list []map[string]json.RawMessage
 	if err := a.jsonBody(&list); err != nil {
@@ -264,16 +257,9 @@ func (w *world) openAPIEntity(a *answer, raw map[string]json.RawMessage) (string
 
 func openAPIAnswerHoldsAll(ctx context.Context) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
+	a, d, err := w.okAnswerOfTheDataset("")
 	if err != nil {
 		return err
-	}
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	if a.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", a.what, a.status)
 	}
 	var raw map[string]json.RawMessage
 	if err := a.jsonBody(&raw); err != nil {
@@ -291,16 +277,9 @@ func openAPIAnswerHoldsAll(ctx context.Context) error {
 
 func openAPIAnswerIsProperties(ctx context.Context) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
+	a, d, err := w.okAnswerOfTheDataset("")
 	if err != nil {
 		return err
-	}
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	if a.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", a.what, a.status)
 	}
 	var aspect struct {
 		Value json.RawMessage `json:"value"`
@@ -334,16 +313,9 @@ func readsBatchWithMissing(ctx context.Context, name string) error {
 // the dataset never written not among them.
 func batchListsDatasetOnly(ctx context.Context) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
+	a, d, err := w.okAnswerOfTheDataset("")
 	if err != nil {
 		return err
-	}
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	if a.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200", a.what, a.status)
 	}
 	var list []map[string]json.RawMessage
 	if err := a.jsonBody(&list); err != nil {

@@ -384,16 +384,9 @@ func readsBatchV2(ctx context.Context, name, other string) error {
 // the other with its key at most.
 func batchResultsHold(ctx context.Context) error {
 	w := theWorld(ctx)
-	a, err := w.lastAnswer()
+	a, d, err := w.okAnswerOfTheDataset("batch_get_ids yields nothing otherwise")
 	if err != nil {
 		return err
-	}
-	d, err := w.theDataset()
-	if err != nil {
-		return err
-	}
-	if a.status != http.StatusOK {
-		return w.fail("%s answered status %d, expected 200 (batch_get_ids yields nothing otherwise)", a.what, a.status)
 	}
 	var body struct {
 		Results map[string]entityResponse `json:"results"`
