@@ -59,36 +59,46 @@ func asksForInvite(ctx context.Context, name, act string) error {
 			return err
 		}
 	}
-	a := w.inviteTokenAs(c, create)
-	a.noEffect = nothingToCheck
-	if create {
-		a.noEffect = func() error {
-			now, err := w.currentInvite()
-			if err != nil {
-				return err
-			}
-			if now != before {
-				return w.fail("the invite token changed although %s was refused", a.what)
-			}
-			return nil
-		}
+	invite, err := w.inviteAsked(w.inviteTokenAs(c, create), create, before, w.currentInvite, "")
+	if err != nil {
+		return err
 	}
-	w.last = a
-	if g, err := a.decodeGraphQL(); err == nil && len(g.Errors) == 0 {
-		field := "getInviteToken"
-		if create {
-			field = "createInviteToken"
-		}
-		invite, err := w.inviteFrom(a, field)
-		if err != nil {
-			return err
-		}
+	if invite != "" {
 		w.previousInvite, w.invite = w.invite, invite
 		if create {
 			w.settleInvitesAtEnd(invite)
 		}
 	}
 	return w.checkpoint()
+}
+
+// inviteAsked makes a, an ask for an invite token (create: for a new one),
+// the scenario's last answer, whose read-back is that a new one refused
+// left current() as it was before; it returns the token a granted ask
+// answered, "" when refused. whose names the token in a failure.
+func (w *world) inviteAsked(a *answer, create bool, before string, current func() (string, error), whose string) (string, error) {
+	a.noEffect = nothingToCheck
+	if create {
+		a.noEffect = func() error {
+			now, err := current()
+			if err != nil {
+				return err
+			}
+			if now != before {
+				return w.fail("the invite token%s changed although %s was refused", whose, a.what)
+			}
+			return nil
+		}
+	}
+	w.last = a
+	if g, err := a.decodeGraphQL(); err != nil || len(g.Errors) != 0 {
+		return "", nil
+	}
+	field := "getInviteToken"
+	if create {
+		field = "createInviteToken"
+	}
+	return w.inviteFrom(a, field)
 }
 
 func adminHasInvite(ctx context.Context, act string) error {
@@ -457,30 +467,12 @@ func asksForRoleInvite(ctx context.Context, name, act, role string) error {
 		}
 		w.keepRoleInvite(urn, before)
 	}
-	a := w.roleInviteAs(c, create, urn)
-	a.noEffect = nothingToCheck
-	if create {
-		a.noEffect = func() error {
-			now, err := w.currentRoleInvite(urn)
-			if err != nil {
-				return err
-			}
-			if now != before {
-				return w.fail("the invite token for %s changed although %s was refused", roleName(urn), a.what)
-			}
-			return nil
-		}
+	current := func() (string, error) { return w.currentRoleInvite(urn) }
+	invite, err := w.inviteAsked(w.roleInviteAs(c, create, urn), create, before, current, " for "+roleName(urn))
+	if err != nil {
+		return err
 	}
-	w.last = a
-	if g, err := a.decodeGraphQL(); err == nil && len(g.Errors) == 0 {
-		field := "getInviteToken"
-		if create {
-			field = "createInviteToken"
-		}
-		invite, err := w.inviteFrom(a, field)
-		if err != nil {
-			return err
-		}
+	if invite != "" {
 		w.keepRoleInvite(urn, invite)
 	}
 	return w.checkpoint()
