@@ -298,14 +298,10 @@ func (t *signInThrottle) admit(user, client string, now time.Time) (settle func(
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	wait := t.clients.wait(client, now)
-	if uw := t.users.wait(user, now); uw > 0 && pair != "" {
-		// Under attack: refused from a client that failed for the user,
-		// until the user's count or the client's own failure ages out.
-		if pw := t.pairs.wait(pair, now); pw > 0 {
-			wait = max(wait, min(uw, pw))
-		}
-	}
+	// Under attack, a client that failed for the user is refused until the
+	// user's count or the client's own failure ages out: the lesser of the
+	// two waits, which is 0 unless both are refusing.
+	wait := max(t.clients.wait(client, now), min(t.users.wait(user, now), t.pairs.wait(pair, now)))
 	if wait > 0 {
 		secs := int(math.Ceil(wait.Seconds()))
 		return nil, &Error{Code: ETOOMANYREQUESTS, RetryAfter: time.Duration(secs) * time.Second,

@@ -3,6 +3,7 @@ package reference
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -319,4 +320,31 @@ func TestFailureLogEvictsInItsOrder(t *testing.T) {
 			t.Errorf("after carol the log holds %v (%d keys), want [carol bob]: all refused, the least recent goes", got, len(l.entries))
 		}
 	})
+}
+
+// Sign-ins run at once: admitting and settling from many goroutines keeps
+// the counts whole (every attempt settled as signed in gives its place
+// back) and the tables consistent.
+func TestThrottleIsSafeForConcurrentUse(t *testing.T) {
+	th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 1_000_000, MaxFailuresPerClient: 1_000_000, Window: time.Hour, MaxTracked: 50})
+	now := time.Unix(1_000_000, 0)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 2000 {
+				settle, err := th.admit(fmt.Sprintf("u-%d", i%40), fmt.Sprintf("10.0.%d.%d", g, i%40), now.Add(time.Duration(i)*time.Millisecond))
+				if err != nil {
+					t.Errorf("attempt %d of goroutine %d: %v", i, g, err)
+					return
+				}
+				settle(signedIn)
+			}
+		})
+	}
+	wg.Wait()
+	for name, l := range map[string]*failureLog{"users": th.users, "clients": th.clients, "pairs": th.pairs} {
+		if len(l.entries) != 0 || l.order.Len() != 0 {
+			t.Errorf("the %s table holds %d keys (list %d) after every attempt signed in, want none", name, len(l.entries), l.order.Len())
+		}
+	}
 }
