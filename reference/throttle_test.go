@@ -348,3 +348,68 @@ func TestThrottleIsSafeForConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// try is an attempt from client that ended as o.
+type try struct {
+	client string
+	o      outcome
+}
+
+func (t try) String() string {
+	return t.client + " " + map[outcome]string{wrongCredentials: "wrong password", signedIn: "signed in", notJudged: "not judged"}[t.o]
+}
+
+// How an attempt ends decides what stays counted: a sign-in gives its place
+// back to the user and the client and clears the client's failures for the
+// user (it knows the password); an attempt the store could not judge gives
+// every place back; only a wrong password stays.
+func TestThrottleSettlesEachOutcome(t *testing.T) {
+	now := time.Unix(1_000_000, 0)
+	attempt := func(t *testing.T, th *signInThrottle, user, client string, o outcome) {
+		t.Helper()
+		settle, err := th.admit(user, client, now)
+		if err != nil {
+			t.Fatalf("%s from %s: refused: %v", user, client, err)
+		}
+		settle(o)
+	}
+	cases := []struct {
+		name string
+		// attempts for ann before client A tries again, with the user's
+		// limit at 2.
+		before []try
+	}{
+		{"a sign-in is no failure of the user", []try{{"10.0.0.1", wrongCredentials}, {"10.0.0.2", signedIn}}},
+		{"a sign-in clears the client's failures for the user", []try{{"10.0.0.1", wrongCredentials}, {"10.0.0.1", signedIn}, {"10.0.0.2", wrongCredentials}, {"10.0.0.3", wrongCredentials}}},
+		{"an attempt not judged is no failure of the user", []try{{"10.0.0.1", wrongCredentials}, {"10.0.0.2", notJudged}, {"10.0.0.3", notJudged}}},
+		{"an attempt not judged is no failure of the client for the user", []try{{"10.0.0.1", notJudged}, {"10.0.0.2", wrongCredentials}, {"10.0.0.3", wrongCredentials}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 2, MaxFailuresPerClient: 100, Window: time.Hour})
+			for _, b := range c.before {
+				attempt(t, th, "ann", b.client, b.o)
+			}
+			if _, err := th.admit("ann", "10.0.0.1", now); err != nil {
+				t.Errorf("client A for ann after %v: %v; want admitted", c.before, err)
+			}
+		})
+	}
+	t.Run("a sign-in is no failure of the client", func(t *testing.T) {
+		th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 100, MaxFailuresPerClient: 2, Window: time.Hour})
+		for i := range 3 {
+			attempt(t, th, fmt.Sprintf("u-%d", i), "10.0.0.1", signedIn)
+		}
+		if n := th.clients.count("10.0.0.1", now); n != 0 {
+			t.Errorf("the client has %d failures counted after three sign-ins, want 0", n)
+		}
+	})
+	t.Run("a wrong password stays counted", func(t *testing.T) {
+		th := newSignInThrottle(ThrottleConfig{MaxFailuresPerUser: 2, MaxFailuresPerClient: 100, Window: time.Hour})
+		attempt(t, th, "ann", "10.0.0.1", wrongCredentials)
+		attempt(t, th, "ann", "10.0.0.2", wrongCredentials)
+		if _, err := th.admit("ann", "10.0.0.1", now); ErrorCodeOf(err) != ETOOMANYREQUESTS {
+			t.Errorf("client A for ann after two wrong passwords for her: %v; want refused", err)
+		}
+	})
+}
