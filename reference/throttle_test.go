@@ -413,3 +413,23 @@ func TestThrottleSettlesEachOutcome(t *testing.T) {
 		}
 	})
 }
+
+// A refusal for too many attempts always says when to try again, in whole
+// seconds rounded up and never less than one: "0" would invite the client
+// straight back.
+func TestRetryAfterOfATooManyRequestsRefusal(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{&Error{Code: ETOOMANYREQUESTS, RetryAfter: 30 * time.Second}, "30"},
+		{&Error{Code: ETOOMANYREQUESTS, RetryAfter: 1500 * time.Millisecond}, "2"},
+		{fmt.Errorf("sign-in: %w", &Error{Code: ETOOMANYREQUESTS, RetryAfter: 2 * time.Second}), "2"},
+		{&Error{Code: ETOOMANYREQUESTS}, "1"},
+		{&Error{Code: EUNAUTHENTICATED, RetryAfter: 30 * time.Second}, ""},
+	} {
+		if got := RetryAfterOf(c.err); got != c.want {
+			t.Errorf("RetryAfterOf(%#v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
@@ -26,6 +27,22 @@ func (s *site) postJSON(t *testing.T, c *http.Client, path, contentType, body st
 	return resp, string(b)
 }
 
+// oneMessage is the message of an answer that must be one JSON object,
+// {"message": ...}, and nothing after it.
+func oneMessage(t *testing.T, body string) string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(body))
+	var m map[string]string
+	if err := dec.Decode(&m); err != nil || len(m) != 1 || m["message"] == "" {
+		t.Errorf("the answer %q is not one JSON object {\"message\": ...}: %v", body, err)
+		return ""
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Errorf("the answer %q goes on after its JSON object", body)
+	}
+	return m["message"]
+}
+
 // cookie is the cookie name an answer sets, nil for none.
 func cookie(resp *http.Response, name string) *http.Cookie {
 	for _, ck := range resp.Cookies() {
@@ -40,8 +57,8 @@ func TestLogInAPIOpensTheSessionThePagesUse(t *testing.T) {
 	s := newSite(t, false)
 	c := s.browser(t)
 	resp, body := s.postJSON(t, c, "/logIn", "application/json", `{"username":"`+s.username+`","password":"`+s.password+`"}`)
-	if resp.StatusCode != http.StatusOK || body != "" {
-		t.Fatalf("a good sign-in: %d %q; want 200 and no body, as DataHub", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusOK || body != "" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("a good sign-in: %d %q, Cache-Control %q; want 200 and no body, as DataHub, never stored", resp.StatusCode, body, resp.Header.Get("Cache-Control"))
 	}
 	sess, actor := cookie(resp, SessionCookie), cookie(resp, ActorCookie)
 	urn := reference.UserURN(s.username).String()
@@ -70,16 +87,18 @@ func TestLogInAPIRefusesAsDataHub(t *testing.T) {
 		status            int
 		says              string
 	}{
-		"a wrong password":      {"application/json", `{"username":"` + s.username + `","password":"wrong"}`, 400, `{"message":"Invalid Credentials"}`},
-		"no password":           {"application/json", `{"username":"` + s.username + `"}`, 400, `{"message":"Invalid Credentials"}`},
-		"a username no one has": {"application/json", `{"username":"nobody-` + s.username + `","password":"` + s.password + `"}`, 400, `{"message":"Invalid Credentials"}`},
-		"no username":           {"application/json", `{"password":"` + s.password + `"}`, 400, `{"message":"User name must not be empty."}`},
-		"a blank username":      {"application/json", `{"username":"  ","password":"` + s.password + `"}`, 400, `{"message":"User name must not be empty."}`},
+		"a wrong password":      {"application/json", `{"username":"` + s.username + `","password":"wrong"}`, 400, "Invalid Credentials"},
+		"no password":           {"application/json", `{"username":"` + s.username + `"}`, 400, "Invalid Credentials"},
+		"a username no one has": {"application/json", `{"username":"nobody-` + s.username + `","password":"` + s.password + `"}`, 400, "Invalid Credentials"},
+		"no username":           {"application/json", `{"password":"` + s.password + `"}`, 400, "User name must not be empty."},
+		"a blank username":      {"application/json", `{"username":"  ","password":"` + s.password + `"}`, 400, "User name must not be empty."},
 		"not JSON":              {"application/json", `{"username":`, 400, "not a JSON object"},
 		"a form":                {"application/x-www-form-urlencoded", "username=" + s.username + "&password=" + s.password, 415, "application/json"},
+		// What another site's form can send: JSON as text/plain.
+		"JSON as text/plain": {"text/plain", `{"username":"` + s.username + `","password":"` + s.password + `"}`, 415, "application/json"},
 	} {
 		resp, body := s.postJSON(t, s.browser(t), "/logIn", c.contentType, c.body)
-		if resp.StatusCode != c.status || !strings.Contains(body, c.says) || resp.Header.Get("Content-Type") != "application/json" {
+		if resp.StatusCode != c.status || !strings.Contains(oneMessage(t, body), c.says) || resp.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("%s: %d %s (%s); want %d saying %s, as JSON", name, resp.StatusCode, body, resp.Header.Get("Content-Type"), c.status, c.says)
 		}
 		if len(resp.Cookies()) != 0 {
@@ -141,9 +160,12 @@ func TestSignUpAPIMakesTheUserAndSignsThemIn(t *testing.T) {
 		"no full name":            {"application/json", `{"email":"` + email + `","password":"p","inviteToken":"` + invite + `"}`, 400, "Full name must not be empty."},
 		"a user who exists":       {"application/json", body(s.username, invite), 409, "This user already exists!"},
 		"a form":                  {"application/x-www-form-urlencoded", "email=" + email, 415, "application/json"},
+		// What another site's form can send: JSON as text/plain.
+		"JSON as text/plain": {"text/plain", body(email, invite), 415, "application/json"},
+		"not JSON":           {"application/json", `{"email":`, 400, "not a JSON object"},
 	} {
 		resp, got := s.postJSON(t, s.browser(t), "/signUp", c.contentType, c.body)
-		if resp.StatusCode != c.status || !strings.Contains(got, c.says) || len(resp.Cookies()) != 0 {
+		if resp.StatusCode != c.status || !strings.Contains(oneMessage(t, got), c.says) || len(resp.Cookies()) != 0 {
 			t.Errorf("%s: %d %s, cookies %v; want %d saying %q and no cookie", name, resp.StatusCode, got, resp.Cookies(), c.status, c.says)
 		}
 	}
@@ -153,10 +175,15 @@ func TestSignUpAPIMakesTheUserAndSignsThemIn(t *testing.T) {
 	if _, _, err := s.svc.SignIn(context.Background(), s.username, s.password); err != nil {
 		t.Errorf("the existing user's password after a sign-up for them was refused: %v", err)
 	}
+	// A refusal is the client's mistake, not the service's: nothing is
+	// logged as a failure.
+	if logged := s.logs.String(); strings.Contains(logged, "level=ERROR") {
+		t.Errorf("refused sign-ups were logged as failures:\n%s", logged)
+	}
 	c := s.browser(t)
 	resp, got := s.postJSON(t, c, "/signUp", "application/json", body(email, invite))
-	if resp.StatusCode != http.StatusOK || got != "" {
-		t.Fatalf("a good sign-up: %d %q", resp.StatusCode, got)
+	if resp.StatusCode != http.StatusOK || got != "" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("a good sign-up: %d %q, Cache-Control %q; want 200, no body, no-store", resp.StatusCode, got, resp.Header.Get("Cache-Control"))
 	}
 	sess := cookie(resp, SessionCookie)
 	if actor := cookie(resp, ActorCookie); sess == nil || actor == nil || actor.Value != reference.UserURN(email).String() {

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -11,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -34,6 +37,25 @@ type site struct {
 	srv      *httptest.Server
 	username string
 	password string
+	logs     *logBuffer // what the pages logged
+}
+
+// logBuffer is the pages' log, safe for the server's goroutines.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func newSite(t *testing.T, tls bool) *site {
@@ -52,13 +74,14 @@ func newSiteOn(t *testing.T, tls bool, store reference.Store, authEnabled bool) 
 	if _, err := svc.Bootstrap(context.Background(), "root password for the web tests"); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(svc, []byte(strings.Repeat("c", 32)), nil)
+	logs := &logBuffer{}
+	p, err := New(svc, []byte(strings.Repeat("c", 32)), slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	p.Mount(mux)
-	s := &site{svc: svc, username: "web-" + uuid.NewString()[:8], password: "pw-" + uuid.NewString()}
+	s := &site{svc: svc, username: "web-" + uuid.NewString()[:8], password: "pw-" + uuid.NewString(), logs: logs}
 	if tls {
 		s.srv = httptest.NewTLSServer(mux)
 	} else {
