@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/catalogspec/catalogspec/reference"
+	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
 )
 
 // The sign-in API (api.go), as DataHub's frontend answers it.
@@ -194,5 +195,29 @@ func TestSignUpAPIMakesTheUserAndSignsThemIn(t *testing.T) {
 	}
 	if _, page, _ := s.get(t, c, "/settings/tokens"); !strings.Contains(page, `data-testid="signed-in-user">`+email+`<`) {
 		t.Errorf("the tokens page after signing up does not name %s", email)
+	}
+}
+
+// A sign-up from a client refused more sign-ins makes the user but signs no
+// one in: the answer is the refusal, 429 with when to try again, and no
+// cookie.
+func TestSignUpFromAThrottledClientSignsNoOneIn(t *testing.T) {
+	db, _ := pgtest.Fresh(t)
+	s := newSiteWith(t, false, db, reference.Config{AuthEnabled: true, SignInThrottle: reference.ThrottleConfig{MaxFailuresPerClient: 1}}, "192.0.2.7")
+	c := s.browser(t)
+	if resp, body := s.postJSON(t, c, "/logIn", "application/json", `{"username":"`+s.username+`","password":"wrong"}`); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a wrong password: %d %s", resp.StatusCode, body)
+	}
+	invite, err := s.svc.GetInviteToken(root, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	email := "dora-" + uuid.NewString()[:8] + "@example.com"
+	resp, body := s.postJSON(t, c, "/signUp", "application/json", `{"fullName":"Dora","email":"`+email+`","password":"dora's","inviteToken":"`+invite+`"}`)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || len(resp.Cookies()) != 0 || !strings.Contains(oneMessage(t, body), "Too many") {
+		t.Errorf("a sign-up from a client refused sign-ins: %d %s, Retry-After %q, cookies %v; want 429 saying so, with Retry-After and no cookie", resp.StatusCode, body, resp.Header.Get("Retry-After"), resp.Cookies())
+	}
+	if u, err := s.svc.CorpUser(root, reference.UserURN(email).String()); err != nil || u == nil {
+		t.Errorf("the user signed up: %v, %v; want made", u, err)
 	}
 }

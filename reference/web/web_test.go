@@ -66,11 +66,20 @@ func newSite(t *testing.T, tls bool) *site {
 // newSiteOn is a site over store, with token authentication on or off.
 func newSiteOn(t *testing.T, tls bool, store reference.Store, authEnabled bool) *site {
 	t.Helper()
+	return newSiteWith(t, tls, store, reference.Config{AuthEnabled: authEnabled}, "")
+}
+
+// newSiteWith is a site over store with the service configured as cfg
+// (its codec and salt set here); when client is not "", every request
+// reaches the pages from that address, as the transport names it.
+func newSiteWith(t *testing.T, tls bool, store reference.Store, cfg reference.Config, client string) *site {
+	t.Helper()
 	codec, err := jwt.New([]byte(strings.Repeat("k", 32)), "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := reference.NewService(store, reference.Config{AuthEnabled: authEnabled, Codec: codec, Salt: []byte("salt")})
+	cfg.Codec, cfg.Salt = codec, []byte("salt")
+	svc := reference.NewService(store, cfg)
 	if _, err := svc.Bootstrap(context.Background(), "root password for the web tests"); err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +90,17 @@ func newSiteOn(t *testing.T, tls bool, store reference.Store, authEnabled bool) 
 	}
 	mux := http.NewServeMux()
 	p.Mount(mux)
+	var h http.Handler = mux
+	if client != "" {
+		h = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mux.ServeHTTP(w, r.WithContext(reference.NewContextWithClient(r.Context(), reference.Client{Addr: client})))
+		})
+	}
 	s := &site{svc: svc, username: "web-" + uuid.NewString()[:8], password: "pw-" + uuid.NewString(), logs: logs}
 	if tls {
-		s.srv = httptest.NewTLSServer(mux)
+		s.srv = httptest.NewTLSServer(h)
 	} else {
-		s.srv = httptest.NewServer(mux)
+		s.srv = httptest.NewServer(h)
 	}
 	t.Cleanup(s.srv.Close)
 	// A native user, as DataHub makes them: invited, signed up.
@@ -679,6 +694,7 @@ func TestPagesSayTheDatabaseIsUnavailable(t *testing.T) {
 		{http.MethodPost, "/logout"},
 		{http.MethodPost, "/settings/tokens"},
 		{http.MethodPost, "/settings/tokens/revoke"},
+		{http.MethodGet, "/logOut"},
 	} {
 		req := httptest.NewRequest(tc.method, tc.path, strings.NewReader("csrf_token=x&name=t&id=x"))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
