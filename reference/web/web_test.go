@@ -736,3 +736,52 @@ func TestTokenFormRefusesWhoMayNotMakeTokens(t *testing.T) {
 		}
 	})
 }
+
+// A client refused more sign-ins sees the sign-in form again with the
+// refusal and when to try again (429, Retry-After), not an error page; a
+// reset from it sets the password, and answers the refusal of the
+// sign-in that follows, with when to try again.
+func TestThrottledClientIsToldWhenToTryAgain(t *testing.T) {
+	db, _ := pgtest.Fresh(t)
+	s := newSiteWith(t, false, db, reference.Config{AuthEnabled: true, SignInThrottle: reference.ThrottleConfig{MaxFailuresPerClient: 1}}, "192.0.2.7")
+	c := s.browser(t)
+	for i, want := range []int{http.StatusUnauthorized, http.StatusTooManyRequests} {
+		_, _, csrf := s.get(t, c, "/login")
+		resp, body := s.post(t, c, "/login", url.Values{"csrf_token": {csrf}, "username": {s.username}, "password": {"wrong"}})
+		if resp.StatusCode != want || !strings.Contains(body, `data-testid="login-error"`) || !strings.Contains(body, `name="password"`) {
+			t.Fatalf("wrong password %d: %d; want %d with the sign-in form and its error:\n%s", i+1, resp.StatusCode, want, body)
+		}
+		if ra := resp.Header.Get("Retry-After"); (want == http.StatusTooManyRequests) != (ra != "") {
+			t.Errorf("wrong password %d (%d): Retry-After %q", i+1, resp.StatusCode, ra)
+		}
+	}
+	reset, err := s.svc.CreateNativeUserResetToken(root, reference.UserURN(s.username).String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, body := s.postJSON(t, c, "/resetNativeUserCredentials", "application/json", `{"email":"`+s.username+`","password":"the new one","resetToken":"`+reset+`"}`)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || cookie(resp, SessionCookie) != nil {
+		t.Errorf("a reset from the refused client: %d %s, Retry-After %q; want 429 with Retry-After and no session", resp.StatusCode, body, resp.Header.Get("Retry-After"))
+	}
+	if _, _, err := s.svc.SignIn(context.Background(), s.username, "the new one"); err != nil {
+		t.Errorf("after the reset the new password does not sign in: %v", err)
+	}
+}
+
+// A sign-in the database cannot judge is answered 503 with a page that
+// says so, not the sign-in form with an error as if the password were
+// wrong.
+func TestSignInWithTheDatabaseGoneIsNoWrongPassword(t *testing.T) {
+	gone, _ := pgtest.Fresh(t)
+	s := newSiteOn(t, false, gone, true)
+	gone.Close()
+	c := s.browser(t)
+	_, _, csrf := s.get(t, c, "/login")
+	if csrf == "" {
+		t.Fatal("the sign-in form, which needs no database, has no CSRF token")
+	}
+	resp, body := s.post(t, c, "/login", url.Values{"csrf_token": {csrf}, "username": {s.username}, "password": {s.password}})
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || strings.Contains(body, `name="password"`) {
+		t.Errorf("a sign-in with the database gone: %d, Retry-After %q; want 503 with Retry-After and no sign-in form:\n%s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+}
