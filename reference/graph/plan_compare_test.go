@@ -189,3 +189,42 @@ func TestPlanAnswersAsGqlgen(t *testing.T) {
 		t.Errorf("the plan answered %d requests; the comparison compared gqlgen with itself", served)
 	}
 }
+
+// A request the transport did not find plain (variables, or a key gqlgen
+// would read as the query though spelled otherwise) is answered by gqlgen,
+// never by the plan of the document it names: gqlgen may run another.
+func TestPlanServesOnlyPlainRequests(t *testing.T) {
+	version := "1.0"
+	root := &fakeRoot{Resolver: &Resolver{}, me: func() (*model.AuthenticatedUser, error) {
+		return &model.AuthenticatedUser{CorpUser: &model.CorpUser{Urn: "urn:li:corpuser:ann", Type: model.EntityTypeCorpUser, Username: "ann"}}, nil
+	}, version: &version}
+	h := newHandler(root, slog.New(slog.DiscardHandler), Limits{})
+	var throughGqlgen atomic.Int64
+	h.srv.AroundOperations(func(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+		throughGqlgen.Add(1)
+		return next(ctx)
+	})
+	const query = `{ me { corpUser { urn } } }`
+	ask := func(body string, noVariables bool) string {
+		r := httptest.NewRequest(http.MethodPost, "/api/graphql", strings.NewReader(body))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeDocument(w, r, []byte(body), query, "", noVariables)
+		return w.Body.String()
+	}
+	plain := `{"query":"` + query + `"}`
+	ask(plain, true) // gqlgen answers, and the plan is learnt
+	if h.plans.get("", query) == nil {
+		t.Fatal("no plan was learnt for a plain document gqlgen answered")
+	}
+	before := throughGqlgen.Load()
+	ask(plain, true)
+	if throughGqlgen.Load() != before {
+		t.Fatal("the plan did not answer the plain request it was learnt from")
+	}
+	before = throughGqlgen.Load()
+	got := ask(`{"query":"`+query+`","Query":"{ appConfig { appVersion } }"}`, false)
+	if throughGqlgen.Load() == before {
+		t.Errorf("a request that is not plain was answered by the plan: %s", got)
+	}
+}
