@@ -7,10 +7,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/catalogspec/catalogspec/internal/syncbuf"
 	"github.com/catalogspec/catalogspec/reference/catalogdtest"
 )
 
@@ -170,7 +170,7 @@ func interrupt(t *testing.T, catalogspec string, env []string) (int, string, str
 	defer cancel()
 	cmd := exec.CommandContext(ctx, catalogspec, "run")
 	cmd.Env = append(env, "CATALOGSPEC_REPORTS_DIR="+reports)
-	var out syncBuffer
+	var out syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -236,22 +236,4 @@ func checkInterrupted(t *testing.T, out, reports string) {
 	if !strings.Contains(string(page), "<title>catalogspec report: interrupted</title>") || !strings.Contains(string(page), "Interrupted by SIGINT") {
 		t.Errorf("report.html does not say the run was interrupted")
 	}
-}
-
-// syncBuffer is a buffer a command writes to while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

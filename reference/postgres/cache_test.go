@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/catalogspec/catalogspec/internal/syncbuf"
 	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/postgres"
 	"github.com/catalogspec/catalogspec/reference/postgres/pgtest"
@@ -583,24 +583,6 @@ func TestCacheStopsTrustingWhenItsListenerDrops(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log the listener writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestCacheSaysWhyItCannotListen: when it cannot listen (a URL that does
 // not parse, a server that does not answer, a role that may not read the
 // change counter), the cache's warning carries the cause, and its reads go
@@ -614,7 +596,7 @@ func TestCacheSaysWhyItCannotListen(t *testing.T) {
 		{"no right to read the change counter", asRole, "permission denied"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var log syncBuffer
+			var log syncbuf.Buffer
 			c := postgres.NewCache(db, tc.url, slog.New(slog.NewTextHandler(&log, nil)))
 			defer c.Close()
 			deadline := time.Now().Add(10 * time.Second)
@@ -636,9 +618,9 @@ func TestCacheSaysWhyItCannotListen(t *testing.T) {
 }
 
 // logged is a cache over db listening at url whose log the test reads.
-func logged(t *testing.T, db *postgres.DB, url string) (*postgres.Cache, *syncBuffer) {
+func logged(t *testing.T, db *postgres.DB, url string) (*postgres.Cache, *syncbuf.Buffer) {
 	t.Helper()
-	log := &syncBuffer{}
+	log := &syncbuf.Buffer{}
 	c := postgres.NewCache(db, url, slog.New(slog.NewTextHandler(log, nil)))
 	t.Cleanup(c.Close)
 	return c, log
@@ -646,7 +628,7 @@ func logged(t *testing.T, db *postgres.DB, url string) (*postgres.Cache, *syncBu
 
 // warning waits for the cache's warning that it stopped listening and
 // returns its line.
-func warning(t *testing.T, log *syncBuffer) string {
+func warning(t *testing.T, log *syncbuf.Buffer) string {
 	t.Helper()
 	const msg = "change notifications interrupted"
 	deadline := time.Now().Add(10 * time.Second)

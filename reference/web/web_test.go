@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -13,11 +12,11 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 
+	"github.com/catalogspec/catalogspec/internal/syncbuf"
 	"github.com/catalogspec/catalogspec/reference"
 	"github.com/catalogspec/catalogspec/reference/jwt"
 	"github.com/catalogspec/catalogspec/reference/postgres"
@@ -37,25 +36,7 @@ type site struct {
 	srv      *httptest.Server
 	username string
 	password string
-	logs     *logBuffer // what the pages logged
-}
-
-// logBuffer is the pages' log, safe for the server's goroutines.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	logs     *syncbuf.Buffer // what the pages logged
 }
 
 func newSite(t *testing.T, tls bool) *site {
@@ -83,7 +64,7 @@ func newSiteWith(t *testing.T, tls bool, store reference.Store, cfg reference.Co
 	if _, err := svc.Bootstrap(context.Background(), "root password for the web tests"); err != nil {
 		t.Fatal(err)
 	}
-	logs := &logBuffer{}
+	logs := &syncbuf.Buffer{}
 	p, err := New(svc, []byte(strings.Repeat("c", 32)), slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)

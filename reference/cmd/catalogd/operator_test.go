@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/catalogspec/catalogspec/internal/syncbuf"
 )
 
 // These tests use catalogd as an operator does, with no DATABASE_URL: the
@@ -39,7 +41,7 @@ func dataDir(t *testing.T) string {
 type served struct {
 	gms    string
 	dbURL  string
-	log    *syncBuffer
+	log    *syncbuf.Buffer
 	cancel context.CancelFunc
 	done   chan error
 }
@@ -48,7 +50,7 @@ func serveOn(t *testing.T, dir string, env func(string) string) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stdoutR, stdoutW := io.Pipe()
-	s := &served{log: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	s := &served{log: &syncbuf.Buffer{}, cancel: cancel, done: make(chan error, 1)}
 	go func() {
 		s.done <- run(ctx, []string{"catalogd", "serve", "--data-dir", dir, "--gms-addr", "127.0.0.1:0", "--frontend-addr", "127.0.0.1:0"}, env, stdoutW, s.log)
 		stdoutW.Close()

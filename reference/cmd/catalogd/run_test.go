@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/catalogspec/catalogspec/internal/syncbuf"
 	"github.com/catalogspec/catalogspec/reference/pgprovider"
 )
 
@@ -140,7 +140,7 @@ func TestServeAndFirstToken(t *testing.T) {
 	defer cancel()
 	stdoutR, stdoutW := io.Pipe()
 	done := make(chan error, 1)
-	serveLog := &syncBuffer{}
+	serveLog := &syncbuf.Buffer{}
 	readyFile := filepath.Join(t.TempDir(), "ready.json")
 	stale := `{"gms":"http://127.0.0.1:1","frontend":"http://127.0.0.1:2","pid":1}`
 	if err := os.WriteFile(readyFile, []byte(stale), 0o644); err != nil {
@@ -267,24 +267,6 @@ func TestServeAndFirstToken(t *testing.T) {
 	if strings.Contains(log, raw) || strings.Contains(log, "secret=1") {
 		t.Errorf("the log holds a token or a query value:\n%s", log)
 	}
-}
-
-// syncBuffer is a strings.Builder safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestNoExpirySettingReachesTheService: tokens that never expire are made
