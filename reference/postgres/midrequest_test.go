@@ -607,14 +607,8 @@ func TestResetEndsTheOldPasswordsSessionsWhateverComesBetween(t *testing.T) {
 	})
 	t.Run("the store failing at the reset's last step", func(t *testing.T) {
 		u := f.nativeUser(t, "old")
-		first, _, err := f.svc.SignIn(ctx, u.ID, "old")
-		if err != nil {
-			t.Fatal(err)
-		}
-		second, _, err := f.svc.SignIn(ctx, u.ID, "old")
-		if err != nil {
-			t.Fatal(err)
-		}
+		first := f.session(t, u, "old")
+		second := f.session(t, u, "old")
 		reset, err := f.svc.CreateNativeUserResetToken(root, u.String())
 		if err != nil {
 			t.Fatal(err)

@@ -20,16 +20,9 @@ func TestResetEndsSessions(t *testing.T) {
 	ann, bob := f.nativeUser(t, "first"), f.nativeUser(t, "bob's")
 	var annSessions []string
 	for i := 0; i < 2; i++ {
-		raw, _, err := f.svc.SignIn(ctx, ann.ID, "first")
-		if err != nil {
-			t.Fatal(err)
-		}
-		annSessions = append(annSessions, raw)
+		annSessions = append(annSessions, f.session(t, ann, "first"))
 	}
-	bobSession, _, err := f.svc.SignIn(ctx, bob.ID, "bob's")
-	if err != nil {
-		t.Fatal(err)
-	}
+	bobSession := f.session(t, bob, "bob's")
 	pat, _ := f.token(t, ann, reference.DurationOneHour)
 	reset, err := f.svc.CreateNativeUserResetToken(root, ann.String())
 	if err != nil {
@@ -52,10 +45,7 @@ func TestResetEndsSessions(t *testing.T) {
 	if _, _, err := f.svc.SignIn(ctx, ann.ID, "first"); reference.ErrorCodeOf(err) != reference.EUNAUTHENTICATED {
 		t.Errorf("the old password after the reset: %v", err)
 	}
-	raw, _, err := f.svc.SignIn(ctx, ann.ID, "second")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := f.session(t, ann, "second")
 	if a, err := f.svc.Authenticate(ctx, raw); err != nil || a.URN != ann {
 		t.Errorf("a session with the new password: %v, %v", a, err)
 	}
@@ -80,18 +70,11 @@ func TestSessionsOneUserMayHold(t *testing.T) {
 			}
 			ctx := context.Background()
 			ann, bob := f.nativeUser(t, "pw"), f.nativeUser(t, "pw")
-			bobs, _, err := f.svc.SignIn(ctx, bob.ID, "pw")
-			if err != nil {
-				t.Fatal(err)
-			}
+			bobs := f.session(t, bob, "pw")
 			var sessions []string
 			for range keep + 1 {
 				f.now = f.now.Add(time.Second) // each newer than the last
-				raw, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
-				if err != nil {
-					t.Fatal(err)
-				}
-				sessions = append(sessions, raw)
+				sessions = append(sessions, f.session(t, ann, "pw"))
 			}
 			for i, raw := range sessions {
 				_, err := f.svc.Authenticate(ctx, raw)

@@ -27,6 +27,16 @@ func (f *fixture) nativeUser(t *testing.T, password string) reference.URN {
 	return u
 }
 
+// session signs u in with password and returns the session's token.
+func (f *fixture) session(t *testing.T, u reference.URN, password string) string {
+	t.Helper()
+	raw, _, err := f.svc.SignIn(context.Background(), u.ID, password)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
 // signedIn makes a user with a password and signs them in.
 func (f *fixture) signedIn(t *testing.T) (reference.URN, string, reference.Session) {
 	t.Helper()
@@ -103,14 +113,8 @@ func TestSignOutEndsTheSessionOnly(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	ann := f.nativeUser(t, "pw")
-	first, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
-	if err != nil {
-		t.Fatal(err)
-	}
-	second, _, err := f.svc.SignIn(ctx, ann.ID, "pw")
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := f.session(t, ann, "pw")
+	second := f.session(t, ann, "pw")
 	pat, _ := f.token(t, ann, reference.DurationOneHour)
 	if err := f.svc.SignOut(ctx, first); err != nil {
 		t.Fatal(err)
