@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/catalogspec/catalogspec/runner"
@@ -28,6 +29,9 @@ import (
 
 // worldTrace is what a scenario recorded in the journal.
 type worldTrace struct {
+	// traceMu guards traced and what traceEntries registers: a step may
+	// send requests from several goroutines at once (sendsEightPatches).
+	traceMu sync.Mutex
 	// traced are the journal keys the scenario recorded; true for those
 	// it removes itself, false for those a switch of the exclusive window
 	// owns (switches.go).
@@ -197,6 +201,8 @@ func (w *world) traceEntries(entries ...entry) error {
 	if tr == nil || len(entries) == 0 {
 		return nil
 	}
+	w.traceMu.Lock()
+	defer w.traceMu.Unlock()
 	if w.traced == nil {
 		w.traced = map[string]bool{}
 	}
